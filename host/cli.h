@@ -1,0 +1,34 @@
+/*
+ * cli.h — what every `warden` subcommand receives.
+ *
+ * Each subcommand lives in its own host/cli_*.c, parses its own options
+ * (getopt_long on the argv it is given, argv[0] being its name), and
+ * returns the process exit status (a enum warden_status, or for `run` the
+ * command's own status).  Errors are printed as one line
+ * "warden: ..." on stderr through warden_cli_fail().
+ */
+#ifndef WARDEN_CLI_H
+#define WARDEN_CLI_H
+
+#include "error.h"
+
+struct warden_cli {
+	const char *config_path;  /* --config, or NULL */
+	const char *session_id;   /* --session, else $WARDEN_SESSION, or NULL */
+};
+
+typedef int (*warden_cmd_fn)(struct warden_cli *cli, int argc, char **argv);
+
+struct warden_command {
+	const char *name;         /* "plugins", "config", ... */
+	warden_cmd_fn fn;
+	const char *synopsis;     /* one line for --help */
+};
+
+/* Prints "warden: MSG" to stderr and returns err->code (the exit status). */
+int warden_cli_fail(const struct warden_error *err);
+
+/* Prints "warden: MSG" for a usage error and returns WARDEN_EUSAGE. */
+int warden_cli_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,49 @@
+/*
+ * loader.h — dlopen of plugins and the status of each (DESIGN §6).
+ *
+ * A bare plugin name resolves only inside plugin_dir; a name with '/'
+ * must be absolute.  Files and directories writable by group/others or
+ * owned by anyone but root or the invoking user are refused.  Every
+ * problem becomes a status with a one-line reason; the host goes on.
+ */
+#ifndef WARDEN_LOADER_H
+#define WARDEN_LOADER_H
+
+#include <limits.h>
+
+#include <warden/plugin.h>
+
+#include "wconfig.h"
+
+enum warden_load_status {
+	WARDEN_LOAD_LOADED = 1,    /* validated and (if asked) opened */
+	WARDEN_LOAD_MISSING = 2,   /* no such file */
+	WARDEN_LOAD_MALFORMED = 3, /* not a usable warden plugin; reason says why */
+	WARDEN_LOAD_FAILED = 4,    /* open() returned an error */
+};
+
+struct warden_loaded {
+	const struct warden_config_plugin *cfg;
+	int status;                 /* enum warden_load_status */
+	char reason[512];           /* one line; "" when loaded */
+	char path[PATH_MAX];        /* the resolved file */
+	void *handle;               /* dlopen handle, NULL unless validated */
+	/* The descriptor's fields the host knows, copied; fields past the
+	 * plugin's struct_size are zero. */
+	struct warden_plugin desc;
+	void *state;                /* from open(), NULL unless opened */
+};
+
+const char *warden_load_status_name(int status);
+
+/* Resolve, check, dlopen and validate cfg's plugin; when `open_it`, also
+ * call open() with the section's keys.  Always fills `out` (status and
+ * reason); returns 0 when status is LOADED, else a negative status. */
+int warden_loader_load(const struct warden_config *config,
+                       const struct warden_config_plugin *cfg, int open_it,
+                       struct warden_loaded *out);
+
+/* close() (when opened) and dlclose(). */
+void warden_loader_unload(struct warden_loaded *lp);
+
+#endif

@@ -1,0 +1,121 @@
+/*
+ * main.c — the `warden` command: global options, then one subcommand.
+ *
+ * The table below is the whole list of subcommands; --help prints it,
+ * with the exit codes every subcommand shares.
+ */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <warden/plugin.h>
+
+#include "cli.h"
+
+static const struct warden_command commands[] = {
+	{ NULL, NULL, NULL },
+};
+
+static void print_help(FILE *f)
+{
+	const struct warden_command *c;
+
+	fprintf(f,
+	        "usage: warden [--config FILE] [--session ID] COMMAND [ARGS...]\n"
+	        "\n"
+	        "Decides what a coding agent may do: runs commands inside a\n"
+	        "sandbox backend and asks a waterfall of answerers for approval.\n"
+	        "\n"
+	        "global options:\n"
+	        "  --config FILE   config file (else $WARDEN_CONFIG,\n"
+	        "                  $XDG_CONFIG_HOME/warden/warden.ini,\n"
+	        "                  " WARDEN_SYSCONF_FILE ", else built-in)\n"
+	        "  --session ID    session to act on (default $WARDEN_SESSION)\n"
+	        "  --help          this text\n"
+	        "  --version       print the version\n"
+	        "\n"
+	        "commands:\n");
+	for (c = commands; c->name != NULL; c++)
+		fprintf(f, "  warden %s\n", c->synopsis);
+	fprintf(f,
+	        "\n"
+	        "exit status:\n"
+	        "  0   success (approve: allowed-once)\n"
+	        "  64  usage error\n"
+	        "  65  bad data (damaged session log, bad session id)\n"
+	        "  69  unavailable (no usable sandbox backend, SANDBOX_UNAVAILABLE)\n"
+	        "  70  internal error\n"
+	        "  71  system error (fork, pipe)\n"
+	        "  74  I/O error\n"
+	        "  77  refused\n"
+	        "  78  configuration error\n"
+	        "\n"
+	        "See warden(1), warden.ini(5) and warden-plugin(7).\n");
+}
+
+int warden_cli_fail(const struct warden_error *err)
+{
+	fprintf(stderr, "warden: %s\n", err->msg[0] ? err->msg : "unknown error");
+	return err->code ? err->code : WARDEN_EINTERNAL;
+}
+
+int warden_cli_usage(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("warden: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs(" (see warden --help)\n", stderr);
+	return WARDEN_EUSAGE;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "session", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct warden_cli cli = { NULL, getenv("WARDEN_SESSION") };
+	const struct warden_command *c;
+	int ch, sub;
+
+	/* '+': stop at the first non-option, the subcommand. */
+	while ((ch = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'c':
+			cli.config_path = optarg;
+			break;
+		case 's':
+			cli.session_id = optarg;
+			break;
+		case 'h':
+			print_help(stdout);
+			return 0;
+		case 'V':
+			printf("warden %s (plugin ABI %d.%d)\n", PACKAGE_VERSION,
+			       WARDEN_PLUGIN_ABI_MAJOR, WARDEN_PLUGIN_ABI_MINOR);
+			return 0;
+		default:
+			return warden_cli_usage("bad global option");
+		}
+	}
+	if (optind >= argc)
+		return warden_cli_usage("no command given");
+	sub = optind;
+	for (c = commands; c->name != NULL; c++) {
+		if (strcmp(c->name, argv[sub]) == 0) {
+			optind = 0; /* the subcommand runs its own getopt */
+			return c->fn(&cli, argc - sub, argv + sub);
+		}
+	}
+	return warden_cli_usage("unknown command '%s'", argv[sub]);
+}

@@ -1,0 +1,97 @@
+/*
+ * wconfig.h — the parsed INI configuration (DESIGN §7, §8).
+ *
+ * Owns the data model of a config file.  Sections keep file order: the
+ * order of [answerer] sections is the waterfall, the order of [backend]
+ * sections the backend order.  Keys of a plugin section that are not the
+ * host's own are kept, in order, for that plugin's open().
+ *
+ * (Named wconfig.h because config.h is autoconf's.)
+ */
+#ifndef WARDEN_WCONFIG_H
+#define WARDEN_WCONFIG_H
+
+#include <stddef.h>
+
+#include <warden/plugin.h>
+
+#include "error.h"
+
+enum warden_isolation {
+	WARDEN_ISOLATION_INPROC = 1,
+	WARDEN_ISOLATION_PROCESS = 2,
+};
+
+enum warden_durability {
+	WARDEN_DURABILITY_FSYNC = 1,
+	WARDEN_DURABILITY_NONE = 2,
+};
+
+/* One [backend NAME] or [answerer NAME] section. */
+struct warden_config_plugin {
+	int kind;               /* enum warden_plugin_kind of the section */
+	char *name;             /* the section's NAME */
+	char *plugin;           /* the `plugin` key: bare name or absolute path */
+	unsigned line;          /* line of the section header */
+	unsigned plugin_line;   /* line of the plugin key */
+	int isolation;          /* answerers: enum warden_isolation */
+	long timeout_ms;        /* answerers: 0 = no host timeout */
+	struct warden_kv *kv;   /* the plugin's own keys, file order (owned) */
+	size_t kv_count;
+};
+
+struct warden_preset {
+	char *name;
+	int mode;               /* enum warden_sandbox_mode */
+	int policy;             /* enum warden_approval_policy */
+	char *label;            /* may be NULL */
+	char *description;      /* may be NULL */
+	unsigned line;          /* 0 for the built-in table */
+};
+
+struct warden_config {
+	char *file;             /* absolute path, or "<built-in>" */
+	char *dir;              /* relative paths resolve against this */
+
+	/* [warden] */
+	int default_mode;       /* enum warden_sandbox_mode */
+	char *workspace_root;   /* absolute (resolved against dir), or NULL */
+	int approval_policy;    /* enum warden_approval_policy */
+	char *state_dir;        /* absolute */
+	char *plugin_dir;       /* absolute */
+	int require_full;       /* 0 or 1 */
+	int durability;         /* enum warden_durability */
+
+	struct warden_config_plugin *backends;
+	size_t n_backends;
+	struct warden_config_plugin *answerers;
+	size_t n_answerers;
+
+	/* The configured presets, or the default table of DESIGN §4 when the
+	 * file declares none (presets_builtin = 1). */
+	struct warden_preset *presets;
+	size_t n_presets;
+	int presets_builtin;
+};
+
+/*
+ * Finds and parses the config.  Lookup order: `path` (from --config) when
+ * non-NULL, $WARDEN_CONFIG, $XDG_CONFIG_HOME/warden/warden.ini,
+ * $(sysconfdir)/warden/warden.ini, else the built-in default (the text of
+ * conf/warden.ini compiled in).  Errors name file:line, the key and what
+ * is allowed (status WARDEN_ECONFIG).
+ */
+int warden_config_load(const char *path, struct warden_config **out,
+                       struct warden_error *err);
+
+/* Parses config text; `file` names it in errors and anchors relative
+ * paths (its directory). */
+int warden_config_parse(const char *text, const char *file,
+                        struct warden_config **out, struct warden_error *err);
+
+void warden_config_free(struct warden_config *cfg);
+
+/* The compiled-in default config text (conf/warden.ini). */
+extern const char warden_default_config[];
+
+#endif
