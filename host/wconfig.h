@@ -6,6 +6,15 @@
  * sections the backend order.  Keys of a plugin section that are not the
  * host's own are kept, in order, for that plugin's open().
  *
+ * Defaults for what a file leaves out: default_mode read-only (deny by
+ * default), approval_policy ask, durability fsync, require_full false,
+ * state_dir $XDG_STATE_HOME/warden/sessions (else
+ * $HOME/.local/state/warden/sessions), plugin_dir the installed plugin
+ * directory, presets the table of DESIGN §4.  A line is at most 198 bytes
+ * (inih's buffer), a file at most 1 MiB; control characters and NUL bytes
+ * are refused, and so is a file writable by group/others or owned by
+ * another user than root or the invoking one.
+ *
  * (Named wconfig.h because config.h is autoconf's.)
  */
 #ifndef WARDEN_WCONFIG_H
