@@ -1,0 +1,100 @@
+/* env.c — see env.h. */
+#include "config.h"
+
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "env.h"
+
+/* Names that hold credentials by convention.  Broad on purpose: a command
+ * that needs one gets it from a config that says so (scrub_env). */
+const char *const warden_env_scrub_default[] = {
+	"*TOKEN*",
+	"*SECRET*",
+	"*PASSWORD*",
+	"*PASSWD*",
+	"*PASSPHRASE*",
+	"*CREDENTIAL*",
+	"*API_KEY*",
+	"*APIKEY*",
+	"*ACCESS_KEY*",
+	"*PRIVATE_KEY*",
+	"*_KEY",
+	"*_PAT",
+	"AWS_*",
+	"SSH_AUTH_SOCK",
+	"GPG_AGENT_INFO",
+	NULL,
+};
+
+/* glibc's loader and libc knobs that load code or data chosen by the
+ * environment (the set glibc itself ignores for setuid programs, minus
+ * the ones that only steer name resolution and time zones). */
+const char *const warden_env_loader_names[] = {
+	"LD_*",
+	"GCONV_PATH",
+	"GETCONF_DIR",
+	"GLIBC_TUNABLES",
+	"LOCPATH",
+	"MALLOC_TRACE",
+	"NLSPATH",
+	NULL,
+};
+
+static size_t count(const char *const *list)
+{
+	size_t n = 0;
+
+	while (list[n] != NULL)
+		n++;
+	return n;
+}
+
+int warden_env_name_matches(const char *name, const char *const *patterns,
+                            size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (fnmatch(patterns[i], name, FNM_CASEFOLD) == 0)
+			return 1;
+	return 0;
+}
+
+int warden_env_build(char *const *env, const char *const *patterns, size_t n,
+                     int for_runner, char ***out, struct warden_error *err)
+{
+	char **list;
+	char *name;
+	size_t total = 0, kept = 0, i;
+	const char *eq;
+	int drop;
+
+	while (env != NULL && env[total] != NULL)
+		total++;
+	list = calloc(total + 1, sizeof(*list));
+	if (list == NULL)
+		return warden_error_set(err, WARDEN_EOS, "environment: out of memory");
+	for (i = 0; i < total; i++) {
+		eq = strchr(env[i], '=');
+		if (eq == NULL || eq == env[i])
+			continue;
+		name = strndup(env[i], (size_t)(eq - env[i]));
+		if (name == NULL) {
+			free(list);
+			return warden_error_set(err, WARDEN_EOS,
+			                        "environment: out of memory");
+		}
+		drop = warden_env_name_matches(name, patterns, n) ||
+		       (for_runner &&
+		        warden_env_name_matches(name, warden_env_loader_names,
+		                                count(warden_env_loader_names)));
+		free(name);
+		if (!drop)
+			list[kept++] = env[i];
+	}
+	list[kept] = NULL;
+	*out = list;
+	return 0;
+}

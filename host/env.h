@@ -1,0 +1,53 @@
+/*
+ * env.h — the environment a command started by `warden run` receives.
+ *
+ * The caller's environment passes through, minus two kinds of names:
+ *
+ *   scrubbed names  credentials an agent's command has no business seeing
+ *                   (tokens, secrets, keys, passwords, agent sockets).  A
+ *                   name is scrubbed when it matches one of the patterns:
+ *                   fnmatch(3) globs, compared case-insensitively with the
+ *                   name only (the text before '=').  The default list is
+ *                   warden_env_scrub_default; [warden] scrub_env replaces it.
+ *
+ *   loader names    when the program is a sandbox runner (bwrap,
+ *                   warden-landlock-run), variables that make the dynamic
+ *                   loader or libc run foreign code or read foreign files
+ *                   (LD_*, GCONV_PATH, GLIBC_TUNABLES, ...) are removed: they
+ *                   would act inside the runner before it has built the
+ *                   boundary.  The command inherits the runner's environment,
+ *                   so a confined command does not see them either.  An
+ *                   unconfined run (danger-full-access) has no runner and
+ *                   keeps them.
+ *
+ * Nothing else is touched: BASH_ENV, ENV and the like are the caller's
+ * choice and act inside the boundary, like the command itself.
+ */
+#ifndef WARDEN_ENV_H
+#define WARDEN_ENV_H
+
+#include <stddef.h>
+
+#include "error.h"
+
+/* The default scrub patterns, NULL-terminated. */
+extern const char *const warden_env_scrub_default[];
+
+/* The names removed before a runner starts, NULL-terminated globs. */
+extern const char *const warden_env_loader_names[];
+
+/* 1 when `name` (no '=') matches one of the n patterns, case-insensitively. */
+int warden_env_name_matches(const char *name, const char *const *patterns,
+                            size_t n);
+
+/*
+ * Filters `env` (NULL-terminated "NAME=value" strings, e.g. environ) into a
+ * new NULL-terminated array in *out that points into `env` (the strings are
+ * not copied; free only the array).  Entries whose name matches one of the
+ * n patterns are dropped; with `for_runner`, the loader names too.  Entries
+ * without '=' are dropped.  Returns 0 or -WARDEN_EOS (out of memory).
+ */
+int warden_env_build(char *const *env, const char *const *patterns, size_t n,
+                     int for_runner, char ***out, struct warden_error *err);
+
+#endif

@@ -1,0 +1,637 @@
+/* spawn.c — see spawn.h. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#endif
+
+#include "spawn.h"
+
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)  /* linux/close_range.h, Linux 5.11 */
+#endif
+
+#define DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin"
+
+/* The self-pipe the signal handler writes to: the only state a handler
+ * may touch.  One run at a time per process. */
+static int signal_pipe[2] = { -1, -1 };
+
+static const int handled_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT,
+                                       SIGCHLD };
+#define N_HANDLED (sizeof(handled_signals) / sizeof(handled_signals[0]))
+
+static void on_signal(int sig)
+{
+	int saved = errno;
+	unsigned char b = (unsigned char)sig;
+
+	if (write(signal_pipe[1], &b, 1) < 0) {
+		/* Full pipe: a wake-up is already pending. */
+	}
+	errno = saved;
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* ------------------------------------------------------------ program */
+
+/* The files execve() will try, in order (execvp's search, done before
+ * fork so that the child allocates nothing). */
+struct candidates {
+	char **path;
+	size_t n;
+};
+
+static void candidates_free(struct candidates *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		free(c->path[i]);
+	free(c->path);
+	c->path = NULL;
+	c->n = 0;
+}
+
+static int candidates_add(struct candidates *c, const char *dir, size_t dlen,
+                          const char *name)
+{
+	char **grown, *p;
+	size_t nlen = strlen(name);
+
+	grown = realloc(c->path, (c->n + 1) * sizeof(*grown));
+	if (grown == NULL)
+		return -1;
+	c->path = grown;
+	p = malloc(dlen + 1 + nlen + 1);
+	if (p == NULL)
+		return -1;
+	memcpy(p, dir, dlen);
+	p[dlen] = '/';
+	memcpy(p + dlen + 1, name, nlen + 1);
+	c->path[c->n++] = p;
+	return 0;
+}
+
+static int candidates_resolve(const char *name, struct candidates *c)
+{
+	const char *path, *p, *colon;
+
+	c->path = NULL;
+	c->n = 0;
+	if (name[0] == '\0')
+		return 0;  /* no candidate: ENOENT, as execvp("") */
+	if (strchr(name, '/') != NULL) {
+		c->path = malloc(sizeof(*c->path));
+		if (c->path == NULL || (c->path[0] = strdup(name)) == NULL)
+			return -1;
+		c->n = 1;
+		return 0;
+	}
+	path = getenv("PATH");
+	if (path == NULL)
+		path = DEFAULT_PATH;
+	for (p = path;; p = colon + 1) {
+		colon = strchrnul(p, ':');
+		/* An empty entry is the current directory. */
+		if (colon == p ? candidates_add(c, ".", 1, name)
+		               : candidates_add(c, p, (size_t)(colon - p), name))
+			return -1;
+		if (*colon == '\0')
+			break;
+	}
+	return 0;
+}
+
+/* In the child: try each candidate like execvp, minus its /bin/sh
+ * fallback for ENOEXEC.  Returns the errno to report. */
+static int exec_candidates(const struct candidates *c, char *const *argv,
+                           char *const *envp)
+{
+	int saw_eacces = 0;
+	size_t i;
+
+	for (i = 0; i < c->n; i++) {
+		execve(c->path[i], argv, envp);
+		switch (errno) {
+		case EACCES:
+			saw_eacces = 1;
+			break;
+		case ENOENT:
+		case ENOTDIR:
+		case ESTALE:
+		case ENODEV:
+		case ETIMEDOUT:
+			break;
+		default:
+			return errno;
+		}
+	}
+	return saw_eacces ? EACCES : ENOENT;
+}
+
+/* --------------------------------------------------------- descriptors */
+
+/* A close-on-exec pipe whose both ends sit at or above `floor`, so that
+ * the child's dup2() onto 2 and onto the status fd cannot hit them. */
+static int pipe_above(int p[2], int floor)
+{
+	int raw[2], i, fd;
+
+	if (pipe2(raw, O_CLOEXEC) < 0)
+		return -1;
+	for (i = 0; i < 2; i++) {
+		if (raw[i] >= floor) {
+			p[i] = raw[i];
+			continue;
+		}
+		fd = fcntl(raw[i], F_DUPFD_CLOEXEC, floor);
+		close(raw[i]);
+		if (fd < 0) {
+			if (i == 0)
+				close(raw[1]);
+			else
+				close(p[0]);
+			return -1;
+		}
+		p[i] = fd;
+	}
+	return 0;
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0) {
+		close(*fd);
+		*fd = -1;
+	}
+}
+
+/* In the child: every descriptor from `from` to `to` (inclusive) becomes
+ * close-on-exec, so that it stays usable until execve() and then goes. */
+static void cloexec_range(int from, int to)
+{
+	int fd, flags;
+	long max;
+
+	if (from > to)
+		return;
+#ifdef SYS_close_range
+	if (syscall(SYS_close_range, (unsigned)from, (unsigned)to,
+	            CLOSE_RANGE_CLOEXEC) == 0)
+		return;
+#endif
+	max = sysconf(_SC_OPEN_MAX);
+	if (max < 0 || max > 65536)
+		max = 65536;
+	if (to > max)
+		to = (int)max;
+	for (fd = from; fd <= to; fd++) {
+		flags = fcntl(fd, F_GETFD);
+		if (flags >= 0 && !(flags & FD_CLOEXEC))
+			fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
+	}
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	ssize_t w;
+
+	while (n > 0) {
+		w = write(fd, p, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------- output */
+
+#define CHUNK 4096
+_Static_assert(CHUNK <= WARDEN_SPAWN_TAIL, "a read must fit in the tail");
+
+static void tail_add(struct warden_spawn_result *r, const char *p, size_t n)
+{
+	size_t drop;
+
+	r->stderr_total += n;
+	if (r->tail_len + n > sizeof(r->tail)) {
+		drop = r->tail_len + n - sizeof(r->tail);
+		memmove(r->tail, r->tail + drop, r->tail_len - drop);
+		r->tail_len -= drop;
+	}
+	memcpy(r->tail + r->tail_len, p, n);
+	r->tail_len += n;
+}
+
+/* Reads what is there on the stderr pipe: copies it to our stderr (until
+ * that fails: the run goes on without the copy) and into the tail.  On
+ * EOF closes *fd. */
+static void pump_stderr(int *fd, struct warden_spawn_result *r, int *copy_ok)
+{
+	char buf[CHUNK];
+	ssize_t n;
+
+	n = read(*fd, buf, sizeof(buf));
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n <= 0) {
+		close_fd(fd);
+		return;
+	}
+	if (*copy_ok && write_all(STDERR_FILENO, buf, (size_t)n) < 0)
+		*copy_ok = 0;
+	tail_add(r, buf, (size_t)n);
+}
+
+static void pump_status(int *fd, struct warden_spawn_result *r)
+{
+	char buf[1024];
+	ssize_t n;
+	size_t room, keep;
+
+	n = read(*fd, buf, sizeof(buf));
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n <= 0) {
+		close_fd(fd);
+		return;
+	}
+	room = sizeof(r->evidence) - r->evidence_len;
+	keep = (size_t)n < room ? (size_t)n : room;
+	memcpy(r->evidence + r->evidence_len, buf, keep);
+	r->evidence_len += keep;
+}
+
+/* --------------------------------------------------------- descendants */
+
+/* The live children of this process (every thread's), from procfs.
+ * Returns the count (at most max), or -1 when procfs cannot tell. */
+static int list_children(pid_t *out, int max)
+{
+	char path[64], buf[4096];
+	struct dirent *de;
+	DIR *d;
+	FILE *f;
+	int n = 0;
+	char *p, *end;
+	long v;
+
+	d = opendir("/proc/self/task");
+	if (d == NULL)
+		return -1;
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%.20s/children",
+		         de->d_name);
+		f = fopen(path, "re");
+		if (f == NULL)
+			continue;
+		if (fgets(buf, sizeof(buf), f) != NULL) {
+			for (p = buf; n < max; p = end) {
+				v = strtol(p, &end, 10);
+				if (end == p)
+					break;
+				out[n++] = (pid_t)v;
+			}
+		}
+		fclose(f);
+	}
+	closedir(d);
+	return n;
+}
+
+#define MAX_CHILDREN 1024
+
+struct children {
+	pid_t pid[MAX_CHILDREN];
+	int n;
+};
+
+static int children_has(const struct children *c, pid_t pid)
+{
+	int i;
+
+	for (i = 0; i < c->n; i++)
+		if (c->pid[i] == pid)
+			return 1;
+	return 0;
+}
+
+/*
+ * Kills and reaps every child that was not there before the run (`before`):
+ * what is left of the run after its group was killed, reparented to us
+ * because we are a subreaper.  Each round reaps at least one process, and
+ * a process is reparented before its parent becomes reapable, so a round
+ * that finds nothing new means nothing is left.
+ */
+static void sweep_descendants(const struct children *before)
+{
+	static pid_t now[MAX_CHILDREN];
+	int n, i, found;
+
+	for (;;) {
+		n = list_children(now, MAX_CHILDREN);
+		if (n < 0)
+			return;
+		found = 0;
+		for (i = 0; i < n; i++) {
+			if (children_has(before, now[i]))
+				continue;
+			kill(now[i], SIGKILL);
+			while (waitpid(now[i], NULL, 0) < 0 && errno == EINTR)
+				;
+			found = 1;
+		}
+		if (!found)
+			return;
+	}
+}
+
+/* ----------------------------------------------------------------- run */
+
+struct saved_state {
+	struct sigaction act[N_HANDLED];
+	struct sigaction pipe_act;
+	sigset_t mask;
+	int subreaper;
+	int subreaper_set;
+};
+
+/* sigaction() and sigprocmask() cannot fail with these valid signals. */
+static void install(struct saved_state *s, const sigset_t *handled)
+{
+	struct sigaction sa;
+	size_t i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < N_HANDLED; i++)
+		sigaction(handled_signals[i], &sa, &s->act[i]);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, &s->pipe_act);
+	sigprocmask(SIG_BLOCK, handled, &s->mask);
+	s->subreaper_set = 0;
+#ifdef PR_SET_CHILD_SUBREAPER
+	if (prctl(PR_GET_CHILD_SUBREAPER, &s->subreaper, 0, 0, 0) == 0 &&
+	    prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
+		s->subreaper_set = 1;
+#endif
+}
+
+static void restore(const struct saved_state *s)
+{
+	size_t i;
+
+#ifdef PR_SET_CHILD_SUBREAPER
+	if (s->subreaper_set)
+		prctl(PR_SET_CHILD_SUBREAPER, s->subreaper, 0, 0, 0);
+#endif
+	for (i = 0; i < N_HANDLED; i++)
+		sigaction(handled_signals[i], &s->act[i], NULL);
+	sigaction(SIGPIPE, &s->pipe_act, NULL);
+	sigprocmask(SIG_SETMASK, &s->mask, NULL);
+}
+
+/* In the child, between fork and exec.  Only async-signal-safe calls. */
+static void child(const struct warden_spawn_opts *o,
+                  const struct candidates *c, int err_w, int stderr_w,
+                  int status_w)
+{
+	struct sigaction sa;
+	sigset_t none;
+	size_t i;
+	int e;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < N_HANDLED; i++)
+		sigaction(handled_signals[i], &sa, NULL);
+	sigaction(SIGPIPE, &sa, NULL);
+	/* A command starts with no signal blocked: one that blocked SIGTERM
+	 * would sit out the grace period of every kill. */
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+
+	if (setsid() < 0 || dup2(stderr_w, STDERR_FILENO) < 0 ||
+	    (o->status_fd >= 0 && dup2(status_w, o->status_fd) < 0)) {
+		e = errno;
+		goto fail;
+	}
+	if (o->status_fd >= 0) {
+		cloexec_range(3, o->status_fd - 1);
+		cloexec_range(o->status_fd + 1, INT32_MAX);
+	} else {
+		cloexec_range(3, INT32_MAX);
+	}
+	e = exec_candidates(c, (char *const *)o->argv, o->envp);
+fail:
+	if (write(err_w, &e, sizeof(e)) < 0) {
+		/* The parent then sees exit 127 without a reason. */
+	}
+	_exit(127);
+}
+
+int warden_spawn_run(const struct warden_spawn_opts *o,
+                     struct warden_spawn_result *r, struct warden_error *err)
+{
+	struct candidates cand = { NULL, 0 };
+	struct saved_state saved;
+	struct children before;
+	struct pollfd pfd[3];
+	int out_i, st_i;
+	sigset_t handled;
+	int err_p[2] = { -1, -1 }, out_p[2] = { -1, -1 }, st_p[2] = { -1, -1 };
+	int floor, rc = 0, copy_ok = 1, killed = 0, leader_done = 0;
+	int64_t start, deadline = 0, kill_at = 0, t, wait_ms;
+	long grace = o->grace_ms > 0 ? o->grace_ms : WARDEN_SPAWN_GRACE_MS;
+	unsigned char sigbuf[64];
+	ssize_t n;
+	size_t i, npfd;
+	pid_t pid, w;
+	int e;
+
+	memset(r, 0, sizeof(*r));
+	if (o->argv == NULL || o->argv[0] == NULL)
+		return warden_error_set(err, WARDEN_EUSAGE,
+		                        "run: no command to run");
+	if (o->status_fd != -1 && o->status_fd < 3)
+		return warden_error_set(err, WARDEN_EINTERNAL,
+		                        "run: status fd %d is not above stderr",
+		                        o->status_fd);
+	if (signal_pipe[0] >= 0)
+		return warden_error_set(err, WARDEN_EINTERNAL,
+		                        "run: a run is already in progress");
+	if (candidates_resolve(o->argv[0], &cand) < 0) {
+		candidates_free(&cand);
+		return warden_error_set(err, WARDEN_EOS, "run: out of memory");
+	}
+
+	floor = (o->status_fd > 2 ? o->status_fd : 2) + 1;
+	if (pipe_above(err_p, floor) < 0 || pipe_above(out_p, floor) < 0 ||
+	    (o->status_fd >= 0 && pipe_above(st_p, floor) < 0) ||
+	    pipe_above(signal_pipe, floor) < 0) {
+		rc = warden_error_errno(err, WARDEN_EOS, errno,
+		                        "run: cannot create a pipe");
+		goto out_fds;
+	}
+	fcntl(signal_pipe[0], F_SETFL, O_NONBLOCK);
+	fcntl(signal_pipe[1], F_SETFL, O_NONBLOCK);
+
+	sigemptyset(&handled);
+	for (i = 0; i < N_HANDLED; i++)
+		sigaddset(&handled, handled_signals[i]);
+	before.n = list_children(before.pid, MAX_CHILDREN);
+	if (before.n < 0)
+		before.n = 0;
+	install(&saved, &handled);
+
+	fflush(NULL);
+	start = now_ms();
+	pid = fork();
+	if (pid < 0) {
+		rc = warden_error_errno(err, WARDEN_EOS, errno,
+		                        "run: cannot fork");
+		restore(&saved);
+		goto out_fds;
+	}
+	if (pid == 0)
+		child(o, &cand, err_p[1], out_p[1], st_p[1]);
+
+	close_fd(&err_p[1]);
+	close_fd(&out_p[1]);
+	close_fd(&st_p[1]);
+	/* EOF: exec happened (the pipe was close-on-exec); an int: it failed.
+	 * Our signals stay blocked until then, so that a forwarded signal
+	 * always finds the new group. */
+	do
+		n = read(err_p[0], &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	if (n == (ssize_t)sizeof(e)) {
+		r->exec_errno = e ? e : ENOEXEC;
+		while (waitpid(pid, &r->wait_status, 0) < 0 && errno == EINTR)
+			;
+		r->duration_ms = (long)(now_ms() - start);
+		restore(&saved);
+		goto out_fds;
+	}
+	sigprocmask(SIG_UNBLOCK, &handled, NULL);
+	if (o->timeout_ms > 0)
+		deadline = start + o->timeout_ms;
+
+	while (!leader_done) {
+		t = now_ms();
+		wait_ms = -1;
+		if (deadline && !r->timed_out)
+			wait_ms = deadline > t ? deadline - t : 0;
+		if (kill_at && !killed) {
+			int64_t k = kill_at > t ? kill_at - t : 0;
+
+			if (wait_ms < 0 || k < wait_ms)
+				wait_ms = k;
+		}
+		npfd = 0;
+		out_i = st_i = -1;
+		pfd[npfd++] = (struct pollfd){ signal_pipe[0], POLLIN, 0 };
+		if (out_p[0] >= 0) {
+			out_i = (int)npfd;
+			pfd[npfd++] = (struct pollfd){ out_p[0], POLLIN, 0 };
+		}
+		if (st_p[0] >= 0) {
+			st_i = (int)npfd;
+			pfd[npfd++] = (struct pollfd){ st_p[0], POLLIN, 0 };
+		}
+		if (poll(pfd, npfd, wait_ms > INT32_MAX ? INT32_MAX : (int)wait_ms) < 0 &&
+		    errno != EINTR) {
+			rc = warden_error_errno(err, WARDEN_EOS, errno,
+			                        "run: poll failed");
+			kill(-pid, SIGKILL);
+			while (waitpid(pid, &r->wait_status, 0) < 0 &&
+			       errno == EINTR)
+				;
+			break;
+		}
+		while ((n = read(signal_pipe[0], sigbuf, sizeof(sigbuf))) > 0) {
+			for (i = 0; i < (size_t)n; i++) {
+				if (sigbuf[i] == SIGCHLD)
+					continue;
+				r->host_signal = sigbuf[i];
+				kill(-pid, sigbuf[i]);
+				if (!kill_at)
+					kill_at = now_ms() + grace;
+			}
+		}
+		if (out_i >= 0 && pfd[out_i].revents)
+			pump_stderr(&out_p[0], r, &copy_ok);
+		if (st_i >= 0 && pfd[st_i].revents)
+			pump_status(&st_p[0], r);
+		t = now_ms();
+		if (deadline && !r->timed_out && t >= deadline) {
+			r->timed_out = 1;
+			kill(-pid, SIGTERM);
+			if (!kill_at)
+				kill_at = t + grace;
+		}
+		if (kill_at && !killed && t >= kill_at) {
+			kill(-pid, SIGKILL);
+			killed = 1;
+		}
+		w = waitpid(pid, &r->wait_status, WNOHANG);
+		if (w == pid) {
+			leader_done = 1;
+			r->duration_ms = (long)(now_ms() - start);
+		}
+	}
+
+	/* Nothing outlives the run: the rest of the group, then whatever
+	 * left it and was reparented to us. */
+	kill(-pid, SIGKILL);
+	if (saved.subreaper_set)
+		sweep_descendants(&before);
+	while (out_p[0] >= 0)
+		pump_stderr(&out_p[0], r, &copy_ok);
+	while (st_p[0] >= 0)
+		pump_status(&st_p[0], r);
+	restore(&saved);
+
+out_fds:
+	close_fd(&err_p[0]);
+	close_fd(&err_p[1]);
+	close_fd(&out_p[0]);
+	close_fd(&out_p[1]);
+	close_fd(&st_p[0]);
+	close_fd(&st_p[1]);
+	close_fd(&signal_pipe[0]);
+	close_fd(&signal_pipe[1]);
+	candidates_free(&cand);
+	return rc;
+}

@@ -1,0 +1,81 @@
+/*
+ * spawn.h — runs one exact argv to completion for `warden run`.
+ *
+ * Owns the life of the process tree of one run:
+ *
+ *   program   argv[0] with a '/' is executed as is; a bare name is looked
+ *             up in the caller's PATH like execvp(3) (empty PATH entries
+ *             are the current directory; default "/usr/local/bin:/usr/bin:
+ *             /bin").  Never a shell: a file the kernel cannot execute
+ *             (ENOEXEC) is an exec error, not a script for /bin/sh.  An
+ *             exec error is reported in the result (nothing ran).
+ *
+ *   output    stdin and stdout are the caller's own descriptors.  stderr
+ *             goes through a pipe: every byte is copied to the caller's
+ *             stderr as it arrives, and the last WARDEN_SPAWN_TAIL bytes
+ *             are kept for classification.
+ *
+ *   fds       only 0, 1, 2 reach the program, plus, when status_fd >= 3,
+ *             the write end of the out-of-band status channel at exactly
+ *             that number (the runner's; the backend keeps it from the
+ *             command).  Whatever the channel carries is read into
+ *             `evidence`, at most WARDEN_SPAWN_EVIDENCE bytes.
+ *
+ *   group     the program starts in a session and process group of its
+ *             own (setsid): it has no controlling terminal, so terminal
+ *             job control cannot stop it and it cannot push input into
+ *             the caller's terminal through one.  On timeout the group
+ *             gets SIGTERM; on SIGINT, SIGTERM, SIGHUP or SIGQUIT to the
+ *             host, the group gets that signal; either way SIGKILL follows
+ *             after the grace period.
+ *
+ *   leftovers a run owns everything it started.  When the program exits,
+ *             what is left of its group is killed, and the host (a child
+ *             subreaper while it spawns, on Linux) kills and reaps every
+ *             descendant that left the group, so nothing outlives the run.
+ *
+ * The host's own SIGINT/SIGTERM/SIGHUP/SIGQUIT/SIGCHLD/SIGPIPE dispositions
+ * are replaced for the duration of the call and restored after it.
+ */
+#ifndef WARDEN_SPAWN_H
+#define WARDEN_SPAWN_H
+
+#include <stddef.h>
+
+#include "error.h"
+
+#define WARDEN_SPAWN_TAIL 8192
+#define WARDEN_SPAWN_EVIDENCE 4096
+#define WARDEN_SPAWN_GRACE_MS 2000
+
+struct warden_spawn_opts {
+	const char *const *argv;  /* exact program and arguments, argv[0] set */
+	char *const *envp;        /* the program's whole environment */
+	int status_fd;            /* -1, or the fd number (>= 3) of the status
+	                             channel's write end in the program */
+	long timeout_ms;          /* 0: no timeout */
+	long grace_ms;            /* SIGTERM to SIGKILL; 0: WARDEN_SPAWN_GRACE_MS */
+};
+
+struct warden_spawn_result {
+	int exec_errno;           /* nonzero: argv[0] could not be executed,
+	                             nothing ran, the rest is meaningless */
+	int wait_status;          /* the program's status, as from waitpid() */
+	int timed_out;            /* 1: the timeout fired */
+	int host_signal;          /* the signal the host received and
+	                             forwarded to the group, or 0 */
+	long duration_ms;         /* from start to the program's exit */
+	char tail[WARDEN_SPAWN_TAIL];
+	size_t tail_len;          /* bytes in tail: the last of stderr */
+	size_t stderr_total;      /* every byte stderr carried */
+	char evidence[WARDEN_SPAWN_EVIDENCE];
+	size_t evidence_len;
+};
+
+/* Runs o->argv to completion.  Returns 0 with *r filled (also when exec
+ * failed: r->exec_errno), or -WARDEN_EOS / -WARDEN_EUSAGE with err when
+ * the run could not be set up (nothing ran). */
+int warden_spawn_run(const struct warden_spawn_opts *o,
+                     struct warden_spawn_result *r, struct warden_error *err);
+
+#endif
