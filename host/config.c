@@ -47,7 +47,7 @@ enum section_type {
 /* The host's own keys of each section type, indexed for duplicate checks. */
 static const char *const warden_keys[] = {
 	"default_mode", "workspace_root", "approval_policy", "state_dir",
-	"plugin_dir", "require_full", "durability", NULL,
+	"plugin_dir", "require_full", "durability", "shell", "scrub_env", NULL,
 };
 static const char *const preset_keys[] = {
 	"sandbox", "approval", "label", "description", NULL,
@@ -56,7 +56,7 @@ static const char *const backend_keys[] = { "plugin", NULL };
 static const char *const answerer_keys[] = {
 	"plugin", "isolation", "timeout_ms", NULL,
 };
-#define HOST_KEYS_MAX 8
+#define HOST_KEYS_MAX 10
 
 struct parser {
 	const char *file;          /* for messages */
@@ -428,6 +428,44 @@ static char *read_line(char *buf, int size, void *stream)
 
 /* ------------------------------------------------------------- handler */
 
+/* scrub_env: whitespace-separated globs; `default` stands for the
+ * built-in list, `none` (alone) for no scrubbing at all. */
+static int scrub_env_key(struct parser *p, const char *v)
+{
+	struct warden_config *c = p->cfg;
+	const char *s = v, *e;
+	char **grown;
+	size_t n;
+
+	while (*s != '\0') {
+		for (; *s == ' ' || *s == '\t'; s++)
+			;
+		if (*s == '\0')
+			break;
+		for (e = s; *e != '\0' && *e != ' ' && *e != '\t'; e++)
+			;
+		n = (size_t)(e - s);
+		if (n == 4 && memcmp(s, "none", 4) == 0 && c->n_scrub_env == 0 &&
+		    *e == '\0') {
+			c->scrub_env_set = 1;
+			return 1;
+		}
+		if (n == 4 && memcmp(s, "none", 4) == 0)
+			return fail(p, "[warden] scrub_env = %s: `none` stands "
+			            "alone (it means: scrub nothing)", v);
+		grown = realloc(c->scrub_env, (c->n_scrub_env + 1) * sizeof(*grown));
+		if (grown == NULL)
+			return fail(p, "out of memory");
+		c->scrub_env = grown;
+		if ((c->scrub_env[c->n_scrub_env] = strndup(s, n)) == NULL)
+			return fail(p, "out of memory");
+		c->n_scrub_env++;
+		s = e;
+	}
+	c->scrub_env_set = 1;
+	return 1;
+}
+
 static int warden_key(struct parser *p, int k, const char *key, const char *v)
 {
 	struct warden_config *c = p->cfg;
@@ -467,7 +505,7 @@ static int warden_key(struct parser *p, int k, const char *key, const char *v)
 			            "true, false (or yes, no, 1, 0)", v);
 		c->require_full = n;
 		return 1;
-	default:
+	case 6:
 		if (strcmp(v, "fsync") == 0)
 			c->durability = WARDEN_DURABILITY_FSYNC;
 		else if (strcmp(v, "none") == 0)
@@ -476,6 +514,19 @@ static int warden_key(struct parser *p, int k, const char *key, const char *v)
 			return fail(p, "[warden] durability = %s: allowed: "
 			            "fsync, none", v);
 		return 1;
+	case 7:
+		if (strchr(v, '/') != NULL && v[0] != '/')
+			return fail(p, "[warden] shell = %s: allowed: a program "
+			            "name looked up in PATH, or an absolute path", v);
+		if (strpbrk(v, " \t") != NULL)
+			return fail(p, "[warden] shell = %s: one program, no "
+			            "arguments (warden runs SHELL -c COMMAND)", v);
+		free(c->shell);
+		if ((c->shell = strdup(v)) == NULL)
+			return fail(p, "out of memory");
+		return 1;
+	default:
+		return scrub_env_key(p, v);
 	}
 }
 
@@ -919,6 +970,10 @@ void warden_config_free(struct warden_config *cfg)
 	free(cfg->workspace_root);
 	free(cfg->state_dir);
 	free(cfg->plugin_dir);
+	free(cfg->shell);
+	for (i = 0; i < cfg->n_scrub_env; i++)
+		free(cfg->scrub_env[i]);
+	free(cfg->scrub_env);
 	free_plugins(cfg->backends, cfg->n_backends);
 	free_plugins(cfg->answerers, cfg->n_answerers);
 	for (i = 0; i < cfg->n_presets; i++) {

@@ -62,6 +62,37 @@ int warden_env_name_matches(const char *name, const char *const *patterns,
 	return 0;
 }
 
+int warden_env_patterns(const struct warden_config *cfg,
+                        const char ***out, size_t *n,
+                        struct warden_error *err)
+{
+	size_t ndef = count(warden_env_scrub_default), i, j, k = 0;
+	const char **list;
+
+	if (cfg == NULL || !cfg->scrub_env_set) {
+		list = calloc(ndef + 1, sizeof(*list));
+		if (list == NULL)
+			return warden_error_set(err, WARDEN_EOS, "out of memory");
+		for (i = 0; i < ndef; i++)
+			list[k++] = warden_env_scrub_default[i];
+	} else {
+		list = calloc(cfg->n_scrub_env * (ndef + 1) + 1, sizeof(*list));
+		if (list == NULL)
+			return warden_error_set(err, WARDEN_EOS, "out of memory");
+		for (i = 0; i < cfg->n_scrub_env; i++) {
+			if (strcmp(cfg->scrub_env[i], "default") != 0) {
+				list[k++] = cfg->scrub_env[i];
+				continue;
+			}
+			for (j = 0; j < ndef; j++)
+				list[k++] = warden_env_scrub_default[j];
+		}
+	}
+	*out = list;
+	*n = k;
+	return 0;
+}
+
 int warden_env_build(char *const *env, const char *const *patterns, size_t n,
                      int for_runner, char ***out, struct warden_error *err)
 {

@@ -8,7 +8,9 @@
  *                   name is scrubbed when it matches one of the patterns:
  *                   fnmatch(3) globs, compared case-insensitively with the
  *                   name only (the text before '=').  The default list is
- *                   warden_env_scrub_default; [warden] scrub_env replaces it.
+ *                   warden_env_scrub_default; [warden] scrub_env replaces it
+ *                   (the word `default` in it stands for the default list,
+ *                   `none` alone for no scrubbing).
  *
  *   loader names    when the program is a sandbox runner (bwrap,
  *                   warden-landlock-run), variables that make the dynamic
@@ -29,6 +31,7 @@
 #include <stddef.h>
 
 #include "error.h"
+#include "wconfig.h"
 
 /* The default scrub patterns, NULL-terminated. */
 extern const char *const warden_env_scrub_default[];
@@ -39,6 +42,13 @@ extern const char *const warden_env_loader_names[];
 /* 1 when `name` (no '=') matches one of the n patterns, case-insensitively. */
 int warden_env_name_matches(const char *name, const char *const *patterns,
                             size_t n);
+
+/* The scrub patterns cfg asks for (the default list when it says nothing),
+ * in a new array of n borrowed strings (free only the array; it lives as
+ * long as cfg).  Returns 0 or -WARDEN_EOS. */
+int warden_env_patterns(const struct warden_config *cfg,
+                        const char ***out, size_t *n,
+                        struct warden_error *err);
 
 /*
  * Filters `env` (NULL-terminated "NAME=value" strings, e.g. environ) into a

@@ -70,6 +70,12 @@ struct warden_config {
 	char *plugin_dir;       /* absolute */
 	int require_full;       /* 0 or 1 */
 	int durability;         /* enum warden_durability */
+	char *shell;            /* `warden run -c`: program name or absolute
+	                           path; NULL: bash */
+	char **scrub_env;       /* environment name globs `warden run` removes,
+	                           as written; "default" = the built-in list */
+	size_t n_scrub_env;
+	int scrub_env_set;      /* 0: not configured (the built-in list) */
 
 	struct warden_config_plugin *backends;
 	size_t n_backends;

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "env.h"
@@ -86,6 +87,69 @@ static void test_configured_patterns_replace_the_default(void **state)
 	free(out);
 }
 
+static void test_scrub_env_config_extends_or_replaces_or_disables(void **state)
+{
+	struct warden_config *cfg;
+	struct warden_error err;
+	const char **pat;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(warden_config_parse("[warden]\nscrub_env = default MY_*\n",
+	                                     "/tmp/w.ini", &cfg, &err), 0);
+	assert_int_equal(warden_env_patterns(cfg, &pat, &n, &err), 0);
+	assert_int_equal(n, n_default() + 1);
+	assert_true(warden_env_name_matches("GITHUB_TOKEN", pat, n));
+	assert_true(warden_env_name_matches("my_thing", pat, n));
+	free(pat);
+	warden_config_free(cfg);
+
+	assert_int_equal(warden_config_parse("[warden]\nscrub_env = MY_*\n",
+	                                     "/tmp/w.ini", &cfg, &err), 0);
+	assert_int_equal(warden_env_patterns(cfg, &pat, &n, &err), 0);
+	assert_int_equal(n, 1);
+	assert_false(warden_env_name_matches("GITHUB_TOKEN", pat, n));
+	free(pat);
+	warden_config_free(cfg);
+
+	assert_int_equal(warden_config_parse("[warden]\nscrub_env = none\n",
+	                                     "/tmp/w.ini", &cfg, &err), 0);
+	assert_int_equal(warden_env_patterns(cfg, &pat, &n, &err), 0);
+	assert_int_equal(n, 0);
+	free(pat);
+	warden_config_free(cfg);
+
+	assert_int_equal(warden_config_parse("[warden]\n", "/tmp/w.ini", &cfg,
+	                                     &err), 0);
+	assert_int_equal(warden_env_patterns(cfg, &pat, &n, &err), 0);
+	assert_int_equal(n, n_default());
+	free(pat);
+	warden_config_free(cfg);
+}
+
+static void test_bad_run_keys_are_config_errors_naming_the_line(void **state)
+{
+	struct warden_config *cfg = NULL;
+	struct warden_error err;
+
+	(void)state;
+	assert_int_equal(warden_config_parse("[warden]\nscrub_env = none X_*\n",
+	                                     "/tmp/w.ini", &cfg, &err),
+	                 -WARDEN_ECONFIG);
+	assert_non_null(strstr(err.msg, "/tmp/w.ini:2:"));
+	assert_int_equal(warden_config_parse("[warden]\nshell = bin/bash\n",
+	                                     "/tmp/w.ini", &cfg, &err),
+	                 -WARDEN_ECONFIG);
+	assert_non_null(strstr(err.msg, "shell"));
+	assert_int_equal(warden_config_parse("[warden]\nshell = bash -e\n",
+	                                     "/tmp/w.ini", &cfg, &err),
+	                 -WARDEN_ECONFIG);
+	assert_int_equal(warden_config_parse("[warden]\nshell = /bin/dash\n",
+	                                     "/tmp/w.ini", &cfg, &err), 0);
+	assert_string_equal(cfg->shell, "/bin/dash");
+	warden_config_free(cfg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -93,6 +157,8 @@ int main(void)
 		cmocka_unit_test(test_ordinary_names_pass),
 		cmocka_unit_test(test_runner_environment_loses_loader_variables_only),
 		cmocka_unit_test(test_configured_patterns_replace_the_default),
+		cmocka_unit_test(test_scrub_env_config_extends_or_replaces_or_disables),
+		cmocka_unit_test(test_bad_run_keys_are_config_errors_naming_the_line),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
