@@ -1,0 +1,375 @@
+/*
+ * classify.c — see classify.h.
+ *
+ * Every byte of stderr may be hostile: lines are (pointer, length) pairs
+ * over the caller's buffer, never NUL-terminated strings, so a NUL, a
+ * lone CR or a line of megabytes changes nothing but what it says.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "classify.h"
+
+const char *warden_class_name(int cls)
+{
+	switch (cls) {
+	case WARDEN_CLASS_OK:
+		return "ok";
+	case WARDEN_CLASS_FAILED:
+		return "failed";
+	case WARDEN_CLASS_DENIED:
+		return "denied";
+	case WARDEN_CLASS_SANDBOX_ERROR:
+		return "sandbox-error";
+	default:
+		return NULL;
+	}
+}
+
+static int fold(unsigned char c)
+{
+	return (c >= 'A' && c <= 'Z') ? c - 'A' + 'a' : c;
+}
+
+/* Case-insensitive: does [s, s+n) contain the string pat? */
+static int contains(const char *s, size_t n, const char *pat)
+{
+	size_t m = strlen(pat), i, j;
+
+	if (m == 0 || m > n)
+		return m == 0;
+	for (i = 0; i + m <= n; i++) {
+		for (j = 0; j < m; j++)
+			if (fold((unsigned char)s[i + j]) !=
+			    fold((unsigned char)pat[j]))
+				break;
+		if (j == m)
+			return 1;
+	}
+	return 0;
+}
+
+/* Case-insensitive: is [s, s+n) exactly the string pat? */
+static int equals(const char *s, size_t n, const char *pat)
+{
+	size_t i;
+
+	if (strlen(pat) != n)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (fold((unsigned char)s[i]) != fold((unsigned char)pat[i]))
+			return 0;
+	return 1;
+}
+
+/* Calls fn on each line of buf (without its '\n' and a trailing '\r')
+ * until fn returns nonzero; returns that value, or 0. */
+typedef int (*line_fn)(const char *line, size_t len, const void *ctx);
+
+static int each_line(const char *buf, size_t len, line_fn fn, const void *ctx)
+{
+	size_t start = 0, end, n;
+	const char *nl;
+	int r;
+
+	if (buf == NULL)
+		return 0;
+	while (start < len) {
+		nl = memchr(buf + start, '\n', len - start);
+		end = nl ? (size_t)(nl - buf) : len;
+		n = end - start;
+		if (n > 0 && buf[start + n - 1] == '\r')
+			n--;
+		r = fn(buf + start, n, ctx);
+		if (r != 0)
+			return r;
+		start = end + 1;
+	}
+	return 0;
+}
+
+static int is_informational(const char *line, size_t n,
+                            const struct warden_runner_rule *rule)
+{
+	size_t i;
+
+	for (i = 0; i < rule->n_informational_lines; i++)
+		if (rule->informational_lines[i] != NULL &&
+		    equals(line, n, rule->informational_lines[i]))
+			return 1;
+	return 0;
+}
+
+static int line_is_fatal(const char *line, size_t n, const void *ctx)
+{
+	const struct warden_runner_rule *rule = ctx;
+	size_t i;
+
+	if (is_informational(line, n, rule))
+		return 0;
+	for (i = 0; i < rule->n_fatal_signatures; i++)
+		if (rule->fatal_signatures[i] != NULL &&
+		    rule->fatal_signatures[i][0] != '\0' &&
+		    contains(line, n, rule->fatal_signatures[i]))
+			return 1;
+	return 0;
+}
+
+static int rule_matches(const struct warden_runner_rule *rule, int wait_status,
+                        const char *tail, size_t len)
+{
+	int code;
+	size_t i;
+
+	/* Exit status alone never proves runner failure, and a run killed
+	 * by a signal did not exit with anything the runner chose. */
+	if (!WIFEXITED(wait_status) || WEXITSTATUS(wait_status) == 0)
+		return 0;
+	code = WEXITSTATUS(wait_status);
+	if (rule->n_exit_codes > 0) {
+		for (i = 0; i < rule->n_exit_codes; i++)
+			if (rule->exit_codes[i] == code)
+				break;
+		if (i == rule->n_exit_codes)
+			return 0;
+	}
+	return each_line(tail, len, line_is_fatal, rule);
+}
+
+int warden_classify_runner_failed(const struct warden_classify_facts *facts,
+                                  int wait_status, const char *stderr_tail,
+                                  size_t stderr_len, size_t *rule_index)
+{
+	size_t i;
+
+	for (i = 0; facts != NULL && i < facts->n_runner_rules; i++) {
+		if (rule_matches(&facts->runner_rules[i], wait_status,
+		                 stderr_tail, stderr_len)) {
+			if (rule_index != NULL)
+				*rule_index = i;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+struct denial_ctx {
+	const struct warden_classify_facts *facts;
+	const char *matched;
+};
+
+static int line_is_denial(const char *line, size_t n, const void *vctx)
+{
+	const struct denial_ctx *ctx = vctx;
+	const struct warden_classify_facts *f = ctx->facts;
+	size_t i;
+
+	for (i = 0; i < f->n_runner_rules; i++)
+		if (is_informational(line, n, &f->runner_rules[i]))
+			return 0;
+	for (i = 0; i < f->n_denial_signatures; i++) {
+		const char *sig = f->denial_signatures[i];
+
+		if (sig != NULL && sig[0] != '\0' && contains(line, n, sig)) {
+			((struct denial_ctx *)vctx)->matched = sig;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static void describe_exit(int wait_status, char *buf, size_t len)
+{
+	if (WIFEXITED(wait_status))
+		snprintf(buf, len, "exit status %d", WEXITSTATUS(wait_status));
+	else if (WIFSIGNALED(wait_status))
+		snprintf(buf, len, "killed by signal %d", WTERMSIG(wait_status));
+	else
+		snprintf(buf, len, "wait status 0x%x", (unsigned)wait_status);
+}
+
+void warden_classify(const struct warden_classify_facts *facts,
+                     const struct warden_run_facts *run,
+                     struct warden_classification *out)
+{
+	static const struct warden_classify_facts none;
+	struct denial_ctx dctx;
+	char how[64];
+	size_t rule;
+
+	if (facts == NULL)
+		facts = &none;
+	describe_exit(run->wait_status, how, sizeof(how));
+
+	if (run->exec_evidence == WARDEN_EXEC_NOT_HAPPENED) {
+		out->cls = WARDEN_CLASS_SANDBOX_ERROR;
+		snprintf(out->reason, sizeof(out->reason),
+		         "the runner reported out of band that the command did not start (%s)",
+		         how);
+		return;
+	}
+	if (run->exec_evidence != WARDEN_EXEC_HAPPENED &&
+	    warden_classify_runner_failed(facts, run->wait_status,
+	                                  run->stderr_tail, run->stderr_len,
+	                                  &rule)) {
+		out->cls = WARDEN_CLASS_SANDBOX_ERROR;
+		snprintf(out->reason, sizeof(out->reason),
+		         "runner failure rule %zu matched stderr (%s)", rule + 1,
+		         how);
+		return;
+	}
+	if (WIFEXITED(run->wait_status) && WEXITSTATUS(run->wait_status) == 0) {
+		out->cls = WARDEN_CLASS_OK;
+		snprintf(out->reason, sizeof(out->reason), "%s", how);
+		return;
+	}
+	dctx.facts = facts;
+	dctx.matched = NULL;
+	if (each_line(run->stderr_tail, run->stderr_len, line_is_denial, &dctx)) {
+		out->cls = WARDEN_CLASS_DENIED;
+		snprintf(out->reason, sizeof(out->reason),
+		         "denial signature \"%.100s\" in stderr (%s)", dctx.matched,
+		         how);
+		return;
+	}
+	out->cls = WARDEN_CLASS_FAILED;
+	snprintf(out->reason, sizeof(out->reason), "%s", how);
+}
+
+/* ------------------------------------------------------------ evidence */
+
+static void set_why(char *why, size_t whylen, const char *s, size_t n)
+{
+	size_t i, k = 0;
+
+	if (why == NULL || whylen == 0)
+		return;
+	/* One printable line: the channel is the runner's, but keep logs
+	 * clean whatever it wrote. */
+	for (i = 0; i < n && k + 1 < whylen; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '\n' || c == '\r')
+			break;
+		why[k++] = (char)(isprint(c) ? c : '?');
+	}
+	why[k] = '\0';
+}
+
+static void parse_bwrap(const char *buf, size_t len, int wait_status,
+                        int *exec, char *why, size_t whylen)
+{
+	size_t off = 0;
+	int saw_pid = 0;
+
+	while (off < len) {
+		json_error_t jerr;
+		json_t *doc, *v;
+
+		/* Skip the whitespace between documents. */
+		while (off < len && (buf[off] == ' ' || buf[off] == '\t' ||
+		                     buf[off] == '\r' || buf[off] == '\n'))
+			off++;
+		if (off >= len)
+			break;
+		doc = json_loadb(buf + off, len - off,
+		                 JSON_DISABLE_EOF_CHECK | JSON_REJECT_DUPLICATES,
+		                 &jerr);
+		if (doc == NULL || jerr.position <= 0) {
+			json_decref(doc);
+			break;
+		}
+		off += (size_t)jerr.position;
+		v = json_is_object(doc) ? json_object_get(doc, "exit-code") : NULL;
+		if (json_is_integer(v)) {
+			json_decref(doc);
+			*exec = WARDEN_EXEC_HAPPENED;
+			return;
+		}
+		if (json_is_object(doc) &&
+		    json_is_integer(json_object_get(doc, "child-pid")))
+			saw_pid = 1;
+		json_decref(doc);
+	}
+	/* No exit-code object.  bwrap exits by itself with a nonzero status
+	 * only when setup failed; killed from outside, it proves nothing. */
+	if (WIFEXITED(wait_status) && WEXITSTATUS(wait_status) != 0) {
+		const char *msg = saw_pid
+			? "bwrap exited before the command started"
+			: "bwrap failed before creating the sandbox";
+
+		*exec = WARDEN_EXEC_NOT_HAPPENED;
+		set_why(why, whylen, msg, strlen(msg));
+	}
+}
+
+void warden_evidence_parse(int kind, const char *buf, size_t len,
+                           int wait_status, int *exec, char *why,
+                           size_t whylen)
+{
+	static const char fatal[] = "fatal: ";
+
+	*exec = WARDEN_EXEC_UNKNOWN;
+	if (why != NULL && whylen > 0)
+		why[0] = '\0';
+	if (buf == NULL)
+		len = 0;
+	if (len > WARDEN_EVIDENCE_MAX)
+		len = WARDEN_EVIDENCE_MAX;
+	switch (kind) {
+	case WARDEN_EVIDENCE_BWRAP_JSON:
+		parse_bwrap(buf, len, wait_status, exec, why, whylen);
+		break;
+	case WARDEN_EVIDENCE_EXEC_PIPE:
+		if (len == 0) {
+			*exec = WARDEN_EXEC_HAPPENED;
+		} else {
+			*exec = WARDEN_EXEC_NOT_HAPPENED;
+			if (len >= sizeof(fatal) - 1 &&
+			    memcmp(buf, fatal, sizeof(fatal) - 1) == 0)
+				set_why(why, whylen, buf + sizeof(fatal) - 1,
+				        len - (sizeof(fatal) - 1));
+			else
+				set_why(why, whylen, buf, len);
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+int warden_evidence_read(int fd, char *buf, size_t *len,
+                         struct warden_error *err)
+{
+	char sink[512];
+	size_t have = 0;
+	ssize_t n;
+
+	for (;;) {
+		if (have < WARDEN_EVIDENCE_MAX)
+			n = read(fd, buf + have, WARDEN_EVIDENCE_MAX - have);
+		else
+			n = read(fd, sink, sizeof(sink));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			*len = have;
+			return warden_error_errno(err, WARDEN_EIO, errno,
+			                          "reading the sandbox status channel");
+		}
+		if (n == 0)
+			break;
+		if (have < WARDEN_EVIDENCE_MAX)
+			have += (size_t)n;
+	}
+	*len = have;
+	return 0;
+}

@@ -1,0 +1,118 @@
+/*
+ * classify.h — what a finished confined run means (DESIGN §2 "Classifying
+ * a finished run").
+ *
+ * Owns the decision ok | failed | denied | sandbox-error from the facts a
+ * backend gave with its ConfinedArgv (runner-failure rules, denial
+ * signatures, the kind of out-of-band evidence), the wait status, the
+ * stderr tail and the out-of-band evidence.  Also owns reading that
+ * evidence: bubblewrap's --json-status-fd documents and the EXEC_PIPE
+ * protocol of plugin.h.
+ *
+ * Stderr is in-band: a confined command can print anything, including a
+ * runner's fatal line.  So evidence read out of band decides first: when
+ * it says exec happened the run is the command's own (never a runner
+ * failure); when it says exec did not happen the run is a sandbox error.
+ * Only without evidence do the stderr rules decide.
+ */
+#ifndef WARDEN_CLASSIFY_H
+#define WARDEN_CLASSIFY_H
+
+#include <stddef.h>
+
+#include <warden/plugin.h>
+
+#include "error.h"
+
+enum warden_run_class {
+	WARDEN_CLASS_OK = 1,            /* exit status 0 */
+	WARDEN_CLASS_FAILED = 2,        /* the command's own failure */
+	WARDEN_CLASS_DENIED = 3,        /* the sandbox refused an effect */
+	WARDEN_CLASS_SANDBOX_ERROR = 4, /* the runner broke; command not run */
+};
+
+/* "ok", "failed", "denied", "sandbox-error"; NULL if unknown. */
+const char *warden_class_name(int cls);
+
+/* What out-of-band evidence says about exec(). */
+enum warden_exec_evidence {
+	WARDEN_EXEC_UNKNOWN = 0,        /* no channel, or it proves nothing */
+	WARDEN_EXEC_HAPPENED = 1,       /* the command itself ran */
+	WARDEN_EXEC_NOT_HAPPENED = 2,   /* the runner failed before exec */
+};
+
+/* The backend facts classification needs (a view into a ConfinedArgv). */
+struct warden_classify_facts {
+	const struct warden_runner_rule *runner_rules;
+	size_t n_runner_rules;
+	const char *const *denial_signatures;
+	size_t n_denial_signatures;
+};
+
+/* One finished run. */
+struct warden_run_facts {
+	int wait_status;        /* as filled by waitpid() */
+	const char *stderr_tail;/* the last bytes of stderr; may hold NUL,
+	                           CR, and start mid-line; may be NULL */
+	size_t stderr_len;
+	int exec_evidence;      /* enum warden_exec_evidence */
+};
+
+struct warden_classification {
+	int cls;                /* enum warden_run_class */
+	char reason[256];       /* one line: what decided, for logs */
+};
+
+/*
+ * Classifies one run, in this order:
+ *   1. evidence NOT_HAPPENED: sandbox-error.
+ *   2. no evidence (UNKNOWN): a runner rule matches (nonzero exit, in the
+ *      rule's exit codes when it lists any, and one stderr line — after
+ *      informational lines are removed — contains a fatal signature):
+ *      sandbox-error.  Evidence HAPPENED skips this step.
+ *   3. exit status 0: ok.
+ *   4. a denial signature in the stderr tail (informational lines
+ *      removed): denied.
+ *   5. otherwise: failed (nonzero exit or killed by a signal).
+ * Matching is case-insensitive; lines end at '\n', a trailing '\r' is not
+ * part of the line, NUL bytes are ordinary bytes.  Always succeeds.
+ */
+void warden_classify(const struct warden_classify_facts *facts,
+                     const struct warden_run_facts *run,
+                     struct warden_classification *out);
+
+/* What a runner-failure rule set says about a run, without evidence:
+ * 1 when one rule matches (its index in *rule_index when non-NULL). */
+int warden_classify_runner_failed(const struct warden_classify_facts *facts,
+                                  int wait_status, const char *stderr_tail,
+                                  size_t stderr_len, size_t *rule_index);
+
+/*
+ * Reads evidence of `kind` (enum warden_evidence) from the bytes the
+ * status channel carried up to EOF (at most the first WARDEN_EVIDENCE_MAX
+ * bytes matter).  Fills *exec with an enum warden_exec_evidence and, when
+ * exec did not happen and the channel said why, `why` (may be NULL).
+ *
+ * BWRAP_JSON: a sequence of JSON objects; exec happened iff one has an
+ * integer "exit-code".  Without it, exec did not happen only when the
+ * runner itself exited normally with a nonzero status (wait_status), since
+ * a runner killed from outside (a timeout) writes no exit-code object
+ * either; otherwise UNKNOWN.  Malformed JSON proves nothing (UNKNOWN).
+ *
+ * EXEC_PIPE: EOF on an empty channel is HAPPENED; any content is
+ * NOT_HAPPENED ("fatal: REASON" puts REASON in `why`).
+ *
+ * NONE: UNKNOWN.
+ */
+#define WARDEN_EVIDENCE_MAX 4096
+void warden_evidence_parse(int kind, const char *buf, size_t len,
+                           int wait_status, int *exec, char *why,
+                           size_t whylen);
+
+/* Reads fd to EOF (retrying EINTR, keeping at most WARDEN_EVIDENCE_MAX
+ * bytes) into buf, which has room for WARDEN_EVIDENCE_MAX bytes; *len is
+ * what was kept.  Returns 0, or -WARDEN_EIO with err filled. */
+int warden_evidence_read(int fd, char *buf, size_t *len,
+                         struct warden_error *err);
+
+#endif

@@ -1,0 +1,628 @@
+/*
+ * sandbox.c — see sandbox.h.
+ *
+ * The service trusts nothing a backend returns: probe and confine results
+ * are checked against the contract of plugin.h, strings are copied, and
+ * a backend that breaks the contract is skipped like an unusable one.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sandbox.h"
+#include "vocab.h"
+
+/* A backend may not hand back more than this (a runaway plugin). */
+#define MAX_ITEMS 4096
+
+struct probe_cache {
+	int done;
+	struct warden_probe probe;
+};
+
+struct warden_sandbox {
+	struct warden_loaded *backends;
+	size_t n;
+	struct probe_cache *cache;  /* n * 2: [i * 2 + mode - 1] */
+};
+
+/* ------------------------------------------------------------ strings */
+
+struct strvec {
+	char **v;
+	size_t n, cap;
+	int failed;
+};
+
+static int strvec_push(struct strvec *sv, const char *s)
+{
+	char **nv;
+
+	if (sv->failed || s == NULL || sv->n >= MAX_ITEMS) {
+		sv->failed = 1;
+		return -1;
+	}
+	if (sv->n + 2 > sv->cap) {
+		size_t cap = sv->cap ? sv->cap * 2 : 16;
+
+		nv = realloc(sv->v, cap * sizeof(*nv));
+		if (nv == NULL) {
+			sv->failed = 1;
+			return -1;
+		}
+		sv->v = nv;
+		sv->cap = cap;
+	}
+	sv->v[sv->n] = strdup(s);
+	if (sv->v[sv->n] == NULL) {
+		sv->failed = 1;
+		return -1;
+	}
+	sv->n++;
+	sv->v[sv->n] = NULL;
+	return 0;
+}
+
+static void strv_free(char **v)
+{
+	size_t i;
+
+	for (i = 0; v != NULL && v[i] != NULL; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* A NULL-terminated copy of n strings, or NULL (out of memory, or a NULL
+ * entry: a broken table). */
+static char **strv_copy(const char *const *src, size_t n, int *ok)
+{
+	char **v = calloc(n + 1, sizeof(*v));
+	size_t i;
+
+	*ok = v != NULL;
+	for (i = 0; *ok && i < n; i++) {
+		if (src[i] == NULL || (v[i] = strdup(src[i])) == NULL)
+			*ok = 0;
+	}
+	if (!*ok) {
+		strv_free(v);
+		return NULL;
+	}
+	return v;
+}
+
+/* -------------------------------------------------------------- sinks */
+
+struct sink {
+	struct strvec argv;
+	struct strvec roots;
+};
+
+static int sink_push_arg(void *s, const char *arg)
+{
+	return strvec_push(&((struct sink *)s)->argv, arg);
+}
+
+static int sink_push_root(void *s, const char *path)
+{
+	return strvec_push(&((struct sink *)s)->roots, path);
+}
+
+/* ------------------------------------------------------------ confined */
+
+struct warden_classify_facts warden_confined_facts(const struct warden_confined *c)
+{
+	struct warden_classify_facts f;
+
+	f.runner_rules = c->runner_rules;
+	f.n_runner_rules = c->n_runner_rules;
+	f.denial_signatures = (const char *const *)c->denial_signatures;
+	f.n_denial_signatures = c->n_denial_signatures;
+	return f;
+}
+
+static void rules_free(struct warden_runner_rule *r, size_t n)
+{
+	size_t i;
+
+	for (i = 0; r != NULL && i < n; i++) {
+		free((void *)r[i].exit_codes);
+		strv_free((char **)r[i].fatal_signatures);
+		strv_free((char **)r[i].informational_lines);
+	}
+	free(r);
+}
+
+void warden_confined_free(struct warden_confined *c)
+{
+	if (c == NULL)
+		return;
+	strv_free(c->argv);
+	free(c->backend);
+	strv_free(c->writable_roots);
+	strv_free(c->denial_signatures);
+	rules_free(c->runner_rules, c->n_runner_rules);
+	free(c);
+}
+
+/* Deep copy of a backend's rule table; 0, or -1 when out of memory or
+ * the table is broken (NULL where entries are promised). */
+static int rules_copy(const struct warden_plugin *d, struct warden_confined *c)
+{
+	size_t i, n = d->n_runner_rules;
+	int ok;
+
+	if (n > MAX_ITEMS || (n > 0 && d->runner_rules == NULL))
+		return -1;
+	c->runner_rules = calloc(n + 1, sizeof(*c->runner_rules));
+	if (c->runner_rules == NULL)
+		return -1;
+	c->n_runner_rules = n;
+	for (i = 0; i < n; i++) {
+		const struct warden_runner_rule *s = &d->runner_rules[i];
+		struct warden_runner_rule *t = &c->runner_rules[i];
+		int *codes;
+
+		if (s->n_exit_codes > MAX_ITEMS ||
+		    (s->n_exit_codes > 0 && s->exit_codes == NULL) ||
+		    s->n_fatal_signatures > MAX_ITEMS ||
+		    (s->n_fatal_signatures > 0 && s->fatal_signatures == NULL) ||
+		    s->n_informational_lines > MAX_ITEMS ||
+		    (s->n_informational_lines > 0 && s->informational_lines == NULL))
+			return -1;
+		codes = calloc(s->n_exit_codes + 1, sizeof(*codes));
+		if (codes == NULL)
+			return -1;
+		if (s->n_exit_codes > 0)
+			memcpy(codes, s->exit_codes, s->n_exit_codes * sizeof(*codes));
+		t->exit_codes = codes;
+		t->n_exit_codes = s->n_exit_codes;
+		t->fatal_signatures = (const char *const *)strv_copy(
+			s->fatal_signatures, s->n_fatal_signatures, &ok);
+		if (!ok)
+			return -1;
+		t->n_fatal_signatures = s->n_fatal_signatures;
+		t->informational_lines = (const char *const *)strv_copy(
+			s->informational_lines, s->n_informational_lines, &ok);
+		if (!ok)
+			return -1;
+		t->n_informational_lines = s->n_informational_lines;
+	}
+	return 0;
+}
+
+int warden_confined_exec(const struct warden_confined *c, int status_write)
+{
+	int fd = c->status_fd;
+	struct rlimit rl;
+	long i, max;
+
+	if (fd >= 0 && fd <= 2) {
+		errno = EINVAL;
+		return -1;
+	}
+	if ((fd >= 0) != (status_write >= 0)) {
+		/* A status channel promised but not given (or the reverse). */
+		errno = EBADF;
+		return -1;
+	}
+	if (fd >= 0) {
+		if (status_write != fd) {
+			if (dup2(status_write, fd) < 0)
+				return -1;
+		} else if (fcntl(fd, F_SETFD, 0) < 0) {
+			return -1;
+		}
+	}
+	/* Nothing of the caller but stdio and the status channel. */
+	if (fd < 0) {
+		if (close_range(3, ~0U, 0) < 0)
+			goto slow;
+	} else {
+		if ((fd > 3 && close_range(3, (unsigned)fd - 1, 0) < 0) ||
+		    close_range((unsigned)fd + 1, ~0U, 0) < 0)
+			goto slow;
+	}
+	goto run;
+slow:
+	max = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_max != RLIM_INFINITY
+		? (long)rl.rlim_max : 65536;
+	for (i = 3; i < max; i++)
+		if (i != fd)
+			close((int)i);
+run:
+	execv(c->argv[0], c->argv);
+	return -1;
+}
+
+/* ------------------------------------------------------------- service */
+
+int warden_sandbox_new(struct warden_loaded *backends, size_t n,
+                       struct warden_sandbox **out, struct warden_error *err)
+{
+	struct warden_sandbox *svc = calloc(1, sizeof(*svc));
+
+	if (svc == NULL || (svc->cache = calloc(n * 2 + 1, sizeof(*svc->cache))) == NULL) {
+		free(svc);
+		return warden_error_set(err, WARDEN_EOS, "sandbox: out of memory");
+	}
+	svc->backends = backends;
+	svc->n = n;
+	*out = svc;
+	return 0;
+}
+
+void warden_sandbox_free(struct warden_sandbox *svc)
+{
+	if (svc == NULL)
+		return;
+	free(svc->cache);
+	free(svc);
+}
+
+size_t warden_sandbox_count(const struct warden_sandbox *svc)
+{
+	return svc->n;
+}
+
+const struct warden_loaded *warden_sandbox_backend(const struct warden_sandbox *svc,
+                                                   size_t i)
+{
+	return i < svc->n ? &svc->backends[i] : NULL;
+}
+
+static const char *backend_name(const struct warden_loaded *b)
+{
+	if (b->cfg != NULL && b->cfg->name != NULL)
+		return b->cfg->name;
+	return b->desc.name != NULL ? b->desc.name : "?";
+}
+
+/* The loader's status words (DESIGN §6), for reasons. */
+static const char *load_word(int status)
+{
+	switch (status) {
+	case WARDEN_LOAD_MISSING:
+		return "missing";
+	case WARDEN_LOAD_MALFORMED:
+		return "malformed";
+	case WARDEN_LOAD_FAILED:
+		return "failed";
+	default:
+		return "not loaded";
+	}
+}
+
+static void unusable(struct warden_probe *p, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void unusable(struct warden_probe *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	p->usable = 0;
+	p->enforcement = 0;
+	p->privilege_dropped = 0;
+	va_start(ap, fmt);
+	vsnprintf(p->detail, sizeof(p->detail), fmt, ap);
+	va_end(ap);
+}
+
+static void run_probe(struct warden_loaded *b, int mode, struct warden_probe *p)
+{
+	struct warden_probe got;
+	int rc;
+
+	if (b->status != WARDEN_LOAD_LOADED || b->desc.probe == NULL ||
+	    b->desc.confine == NULL || b->state == NULL) {
+		unusable(p, "%s: %s", load_word(b->status),
+		         b->reason[0] ? b->reason : "not loaded");
+		return;
+	}
+	memset(&got, 0, sizeof(got));
+	rc = b->desc.probe(b->state, mode, &got);
+	got.detail[sizeof(got.detail) - 1] = '\0';
+	if (rc != 0) {
+		/* Fail closed: a probe that failed proves nothing. */
+		unusable(p, "probe failed: %s", got.detail[0] ? got.detail : "no reason given");
+		return;
+	}
+	if (got.usable != 1) {
+		unusable(p, "%s", got.usable == 0 && got.detail[0]
+		                 ? got.detail : "probe says unusable");
+		return;
+	}
+	if (got.enforcement != WARDEN_ENFORCEMENT_FULL &&
+	    got.enforcement != WARDEN_ENFORCEMENT_PARTIAL) {
+		unusable(p, "probe broke the plugin contract: enforcement %d",
+		         got.enforcement);
+		return;
+	}
+	*p = got;
+	p->privilege_dropped = got.privilege_dropped == 1;
+	if (!p->privilege_dropped && p->enforcement == WARDEN_ENFORCEMENT_FULL) {
+		p->enforcement = WARDEN_ENFORCEMENT_PARTIAL;
+		snprintf(p->detail, sizeof(p->detail),
+		         "the command keeps its privileges%s%.200s",
+		         got.detail[0] ? "; " : "", got.detail);
+	}
+}
+
+void warden_sandbox_probe(struct warden_sandbox *svc, size_t i, int mode,
+                          struct warden_probe *out)
+{
+	struct probe_cache *pc;
+
+	if (i >= svc->n || (mode != WARDEN_MODE_READ_ONLY &&
+	                    mode != WARDEN_MODE_WORKSPACE_WRITE)) {
+		memset(out, 0, sizeof(*out));
+		unusable(out, "no such backend or mode");
+		return;
+	}
+	pc = &svc->cache[i * 2 + (size_t)(mode - 1)];
+	if (!pc->done) {
+		memset(&pc->probe, 0, sizeof(pc->probe));
+		run_probe(&svc->backends[i], mode, &pc->probe);
+		pc->done = 1;
+	}
+	*out = pc->probe;
+}
+
+/* Checks the policy and resolves its root into `root`. */
+static int check_request(const char *const *argv, size_t argc,
+                         const struct warden_policy *policy, char *root,
+                         struct warden_error *err)
+{
+	struct stat st;
+	size_t i;
+
+	if (policy == NULL)
+		return warden_error_set(err, WARDEN_EINTERNAL,
+		                        "sandbox: confine called without a policy");
+	if (policy->mode == WARDEN_SANDBOX_DANGER_FULL_ACCESS)
+		return warden_error_set(err, WARDEN_EINTERNAL,
+		                        "sandbox: confine called with danger-full-access: that mode runs the command unconfined and is never confined (the caller must spawn it directly)");
+	if (policy->mode != WARDEN_MODE_READ_ONLY &&
+	    policy->mode != WARDEN_MODE_WORKSPACE_WRITE)
+		return warden_error_set(err, WARDEN_EINTERNAL,
+		                        "sandbox: confine called with unknown mode %d",
+		                        policy->mode);
+	if (argv == NULL || argc == 0 || argv[0] == NULL || argv[0][0] == '\0')
+		return warden_error_set(err, WARDEN_EUSAGE,
+		                        "sandbox: empty command: give the program and its arguments");
+	for (i = 0; i < argc; i++)
+		if (argv[i] == NULL)
+			return warden_error_set(err, WARDEN_EUSAGE,
+			                        "sandbox: argument %zu is missing", i);
+	if (policy->status_fd < -1 || (policy->status_fd >= 0 && policy->status_fd <= 2))
+		return warden_error_set(err, WARDEN_EUSAGE,
+		                        "sandbox: status descriptor %d: must be -1 or above 2 (0-2 are the command's stdio)",
+		                        policy->status_fd);
+	if (policy->workspace_root == NULL || policy->workspace_root[0] == '\0')
+		return warden_error_set(err, WARDEN_EUSAGE,
+		                        "sandbox: no workspace root: set workspace_root in [warden] or pass --root");
+	if (policy->workspace_root[0] != '/')
+		return warden_error_set(err, WARDEN_EUSAGE,
+		                        "sandbox: workspace root '%s' is relative: give an absolute path",
+		                        policy->workspace_root);
+	if (realpath(policy->workspace_root, root) == NULL)
+		return warden_error_errno(err, WARDEN_EUSAGE, errno,
+		                          "sandbox: workspace root '%s' does not resolve",
+		                          policy->workspace_root);
+	if (stat(root, &st) < 0 || !S_ISDIR(st.st_mode))
+		return warden_error_set(err, WARDEN_EUSAGE,
+		                        "sandbox: workspace root '%s' is not a directory",
+		                        policy->workspace_root);
+	if (policy->mode == WARDEN_MODE_WORKSPACE_WRITE && strcmp(root, "/") == 0)
+		return warden_error_set(err, WARDEN_EUSAGE,
+		                        "sandbox: workspace root '%s' is '/': workspace-write would make every file writable (choose the project directory)",
+		                        policy->workspace_root);
+	return 0;
+}
+
+/* Runs backend b's confine(); on success fills *out.  On a contract
+ * breach or a failure writes the reason to `why` and returns -1. */
+static int try_backend(struct warden_loaded *b, const struct warden_probe *probe,
+                       const char *const *argv, size_t argc,
+                       const struct warden_policy *policy,
+                       struct warden_confined **out, char *why, size_t whylen)
+{
+	struct warden_confine_out co;
+	struct warden_confined *c;
+	struct sink sink;
+	char perr[256];
+	size_t i;
+	int rc, ok;
+
+	memset(&sink, 0, sizeof(sink));
+	memset(&co, 0, sizeof(co));
+	co.struct_size = sizeof(co);
+	co.sink = &sink;
+	co.push_arg = sink_push_arg;
+	co.push_writable_root = sink_push_root;
+	perr[0] = '\0';
+	rc = b->desc.confine(b->state, argv, argc, policy, &co, perr, sizeof(perr));
+	perr[sizeof(perr) - 1] = '\0';
+	co.detail[sizeof(co.detail) - 1] = '\0';
+
+	c = calloc(1, sizeof(*c));
+	if (c == NULL) {
+		snprintf(why, whylen, "out of memory");
+		goto fail;
+	}
+	c->argv = sink.argv.v;
+	c->argc = sink.argv.n;
+	c->writable_roots = sink.roots.v;
+	c->n_writable_roots = sink.roots.n;
+	sink.argv.v = sink.roots.v = NULL;
+	if (rc != 0) {
+		snprintf(why, whylen, "confine failed: %s", perr[0] ? perr : "no reason given");
+		goto fail;
+	}
+	if (sink.argv.failed || sink.roots.failed) {
+		snprintf(why, whylen, "confine: out of memory or too many arguments");
+		goto fail;
+	}
+	if (c->argc <= argc || c->argv[0][0] != '/') {
+		/* The runner is named by absolute path: never a PATH lookup. */
+		snprintf(why, whylen,
+		         "confine broke the plugin contract: the runner must be an absolute path before the command");
+		goto fail;
+	}
+	for (i = 0; i < argc; i++) {
+		if (strcmp(c->argv[c->argc - argc + i], argv[i]) != 0) {
+			/* The command ends the replacement, byte for byte. */
+			snprintf(why, whylen,
+			         "confine broke the plugin contract: the command's argv must end the replacement unchanged");
+			goto fail;
+		}
+	}
+	if (co.enforcement != WARDEN_ENFORCEMENT_FULL &&
+	    co.enforcement != WARDEN_ENFORCEMENT_PARTIAL) {
+		snprintf(why, whylen, "confine broke the plugin contract: enforcement %d",
+		         co.enforcement);
+		goto fail;
+	}
+	if (co.evidence != WARDEN_EVIDENCE_NONE &&
+	    co.evidence != WARDEN_EVIDENCE_BWRAP_JSON &&
+	    co.evidence != WARDEN_EVIDENCE_EXEC_PIPE) {
+		snprintf(why, whylen, "confine broke the plugin contract: evidence %d",
+		         co.evidence);
+		goto fail;
+	}
+	if (co.evidence != WARDEN_EVIDENCE_NONE && policy->status_fd < 0) {
+		snprintf(why, whylen,
+		         "confine broke the plugin contract: evidence without a status descriptor");
+		goto fail;
+	}
+	c->backend = strdup(backend_name(b));
+	c->mode = policy->mode;
+	c->evidence = co.evidence;
+	c->status_fd = co.evidence != WARDEN_EVIDENCE_NONE ? policy->status_fd : -1;
+	/* Never more than the probe promised, never full with privilege. */
+	c->privilege_dropped = co.privilege_dropped == 1 && probe->privilege_dropped;
+	c->enforcement = co.enforcement;
+	snprintf(c->detail, sizeof(c->detail), "%s", co.detail);
+	if (probe->enforcement == WARDEN_ENFORCEMENT_PARTIAL &&
+	    c->enforcement == WARDEN_ENFORCEMENT_FULL) {
+		c->enforcement = WARDEN_ENFORCEMENT_PARTIAL;
+		snprintf(c->detail, sizeof(c->detail), "%s", probe->detail);
+	}
+	if (!c->privilege_dropped && c->enforcement == WARDEN_ENFORCEMENT_FULL) {
+		c->enforcement = WARDEN_ENFORCEMENT_PARTIAL;
+		snprintf(c->detail, sizeof(c->detail), "the command keeps its privileges");
+	}
+	if (b->desc.n_denial_signatures > MAX_ITEMS ||
+	    (b->desc.n_denial_signatures > 0 && b->desc.denial_signatures == NULL)) {
+		snprintf(why, whylen, "broken denial signature table");
+		goto fail;
+	}
+	c->denial_signatures = strv_copy(b->desc.denial_signatures,
+	                                 b->desc.n_denial_signatures, &ok);
+	c->n_denial_signatures = ok ? b->desc.n_denial_signatures : 0;
+	if (!ok || c->backend == NULL || rules_copy(&b->desc, c) < 0) {
+		snprintf(why, whylen, "broken signature or rule table, or out of memory");
+		goto fail;
+	}
+	if (c->writable_roots == NULL) {
+		c->writable_roots = calloc(1, sizeof(char *));
+		if (c->writable_roots == NULL) {
+			snprintf(why, whylen, "out of memory");
+			goto fail;
+		}
+	}
+	*out = c;
+	return 0;
+fail:
+	strv_free(sink.argv.v);
+	strv_free(sink.roots.v);
+	warden_confined_free(c);
+	return -1;
+}
+
+static int confine(struct warden_sandbox *svc, const char *only,
+                   const char *const *argv, size_t argc,
+                   const struct warden_policy *policy,
+                   struct warden_confined **out, struct warden_error *err)
+{
+	char root[PATH_MAX], why[512], reasons[WARDEN_ERROR_MAX];
+	struct warden_policy pol;
+	struct warden_probe probe;
+	size_t i, used = 0, tried = 0;
+	int rc;
+
+	*out = NULL;
+	rc = check_request(argv, argc, policy, root, err);
+	if (rc < 0)
+		return rc;
+	pol = *policy;
+	pol.struct_size = sizeof(pol);
+	pol.workspace_root = root;
+	if (pol.session_id == NULL)
+		pol.session_id = "";
+
+	if (only != NULL) {
+		for (i = 0; i < svc->n; i++)
+			if (strcmp(backend_name(&svc->backends[i]), only) == 0)
+				break;
+		if (i == svc->n)
+			return warden_error_set(err, WARDEN_EUSAGE,
+			                        "sandbox: no backend named '%s' is configured (see warden plugins)",
+			                        only);
+	}
+	reasons[0] = '\0';
+	for (i = 0; i < svc->n; i++) {
+		struct warden_loaded *b = &svc->backends[i];
+
+		if (only != NULL && strcmp(backend_name(b), only) != 0)
+			continue;
+		tried++;
+		warden_sandbox_probe(svc, i, pol.mode, &probe);
+		if (probe.usable &&
+		    try_backend(b, &probe, argv, argc, &pol, out, why, sizeof(why)) == 0)
+			return 0;
+		if (probe.usable == 0)
+			snprintf(why, sizeof(why), "%s", probe.detail);
+		used += (size_t)snprintf(reasons + used, sizeof(reasons) - used,
+		                         "%s%s: %s", used ? "; " : "",
+		                         backend_name(b), why);
+		if (used >= sizeof(reasons))
+			used = sizeof(reasons) - 1;
+	}
+	if (tried == 0)
+		return warden_error_set(err, WARDEN_EUNAVAILABLE,
+		                        WARDEN_SANDBOX_UNAVAILABLE ": no sandbox backend is configured (add a [backend NAME] section)");
+	return warden_error_set(err, WARDEN_EUNAVAILABLE,
+	                        WARDEN_SANDBOX_UNAVAILABLE ": no backend can enforce %s (%s)",
+	                        warden_mode_name(pol.mode), reasons);
+}
+
+int warden_sandbox_confine(struct warden_sandbox *svc,
+                           const char *const *argv, size_t argc,
+                           const struct warden_policy *policy,
+                           struct warden_confined **out,
+                           struct warden_error *err)
+{
+	return confine(svc, NULL, argv, argc, policy, out, err);
+}
+
+int warden_sandbox_confine_with(struct warden_sandbox *svc, const char *backend,
+                                const char *const *argv, size_t argc,
+                                const struct warden_policy *policy,
+                                struct warden_confined **out,
+                                struct warden_error *err)
+{
+	if (backend == NULL)
+		return warden_error_set(err, WARDEN_EINTERNAL,
+		                        "sandbox: confine_with called without a backend name");
+	return confine(svc, backend, argv, argc, policy, out, err);
+}

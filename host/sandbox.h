@@ -1,0 +1,115 @@
+/*
+ * sandbox.h — the sandbox service over the loaded backends (DESIGN §2).
+ *
+ * Owns: the backend order (config order), the probe of each backend per
+ * mode (run once, cached for the life of the service), and confine():
+ * wrapping an exact argv for a policy into a ConfinedArgv that carries the
+ * replacement argv and every fact the consumer needs to spawn it and to
+ * classify its result (host/classify.h).
+ *
+ * Fails closed: a backend that is missing, malformed, failed to open,
+ * probes unusable or breaks its contract is skipped with a reason; when
+ * none is left the answer is SANDBOX_UNAVAILABLE (WARDEN_EUNAVAILABLE),
+ * never an unconfined argv.
+ *
+ * Spawning a ConfinedArgv (the consumer's side of the boundary): the
+ * process must receive only descriptors 0, 1, 2 and, when status_fd >= 0,
+ * the write end of the status channel at exactly status_fd.  Any other
+ * descriptor of the caller would reach the confined command and let it
+ * write wherever that descriptor points.  warden_confined_exec() does this
+ * in the child after fork().
+ */
+#ifndef WARDEN_SANDBOX_H
+#define WARDEN_SANDBOX_H
+
+#include <stddef.h>
+
+#include <warden/plugin.h>
+
+#include "classify.h"
+#include "error.h"
+#include "loader.h"
+
+struct warden_sandbox;
+
+/* ConfinedArgv: everything is owned by this struct (host copies). */
+struct warden_confined {
+	char **argv;            /* the replacement argv, NULL-terminated */
+	size_t argc;
+	char *backend;          /* the backend's instance name (config) */
+	int mode;               /* enum warden_mode it confines for */
+	int enforcement;        /* enum warden_enforcement */
+	int privilege_dropped;  /* 1: no capability, no_new_privs */
+	char detail[256];       /* what is partial, or "" */
+	char **writable_roots;  /* NULL-terminated */
+	size_t n_writable_roots;
+	int evidence;           /* enum warden_evidence in effect */
+	int status_fd;          /* where the spawned process finds the status
+	                           channel's write end, or -1 */
+	/* Classification facts (deep copies of the backend's tables). */
+	char **denial_signatures;
+	size_t n_denial_signatures;
+	struct warden_runner_rule *runner_rules;
+	size_t n_runner_rules;
+};
+
+/* A view of c's facts for warden_classify(); valid while c lives. */
+struct warden_classify_facts warden_confined_facts(const struct warden_confined *c);
+
+void warden_confined_free(struct warden_confined *c);
+
+/*
+ * In a child after fork(), with 0, 1, 2 already in place: moves
+ * status_write (the status channel's write end, or -1) to c->status_fd,
+ * closes every other descriptor above 2, and execs c->argv.  Returns only
+ * on failure, with errno set; the caller then _exit()s.  Async-signal-safe.
+ */
+int warden_confined_exec(const struct warden_confined *c, int status_write);
+
+/* Builds the service over `backends` (config order, as the loader filled
+ * them).  The service borrows the array; it must outlive the service. */
+int warden_sandbox_new(struct warden_loaded *backends, size_t n,
+                       struct warden_sandbox **out, struct warden_error *err);
+
+void warden_sandbox_free(struct warden_sandbox *svc);
+
+size_t warden_sandbox_count(const struct warden_sandbox *svc);
+const struct warden_loaded *warden_sandbox_backend(const struct warden_sandbox *svc,
+                                                   size_t i);
+
+/*
+ * The probe of backend i for mode (enum warden_mode), run once and
+ * cached.  Always fills *out: a backend that is not loaded, or whose probe
+ * failed or broke the contract, is usable = 0 with the reason in detail.
+ * A backend that does not drop privilege is never reported `full`.
+ */
+void warden_sandbox_probe(struct warden_sandbox *svc, size_t i, int mode,
+                          struct warden_probe *out);
+
+/*
+ * Confines argv (argc entries, exact) for policy with the first backend,
+ * in config order, whose probe says it can enforce policy->mode.  The
+ * policy's root is resolved (realpath) and must be an existing directory;
+ * status_fd is -1 or >= 3.
+ *
+ * Errors: danger-full-access or an unknown mode: WARDEN_EINTERNAL (a
+ * caller bug: that mode is never confined); empty argv, a relative,
+ * missing or unresolvable root, or a bad status_fd: WARDEN_EUSAGE; no
+ * usable backend: WARDEN_EUNAVAILABLE with "SANDBOX_UNAVAILABLE: ..."
+ * listing each backend's reason.
+ */
+int warden_sandbox_confine(struct warden_sandbox *svc,
+                           const char *const *argv, size_t argc,
+                           const struct warden_policy *policy,
+                           struct warden_confined **out,
+                           struct warden_error *err);
+
+/* The same with only the backend named `backend` (an instance name);
+ * an unknown name is WARDEN_EUSAGE. */
+int warden_sandbox_confine_with(struct warden_sandbox *svc, const char *backend,
+                                const char *const *argv, size_t argc,
+                                const struct warden_policy *policy,
+                                struct warden_confined **out,
+                                struct warden_error *err);
+
+#endif

@@ -1,0 +1,569 @@
+/* test_sandbox.c — the sandbox service: order, probe cache, contract checks,
+ * SANDBOX_UNAVAILABLE.  The backends here are in-test descriptors (the
+ * native boundary); tests/test_bwrap.c runs the same service over the
+ * real bubblewrap plugin. */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sandbox.h"
+#include "vocab.h"
+
+/* One in-test backend: what its probe says and how its confine behaves. */
+struct fake {
+	const char *name;
+	int usable, enforcement, privilege_dropped, probe_rc;
+	int probes;             /* calls, to see the cache */
+	int confines;
+	int bad;                /* which contract breach confine commits */
+	int last_mode;
+	char last_root[PATH_MAX];
+	int last_status_fd;
+};
+
+enum { GOOD = 0, REL_RUNNER, ALTERED_ARGV, BAD_ENFORCEMENT, EVIDENCE_NO_FD, FAILS, NO_RUNNER };
+
+static int fake_probe(void *state, int mode, struct warden_probe *out)
+{
+	struct fake *f = state;
+
+	f->probes++;
+	out->usable = f->usable;
+	out->enforcement = f->enforcement;
+	out->privilege_dropped = f->privilege_dropped;
+	snprintf(out->detail, sizeof(out->detail), "%s says %s for mode %d", f->name,
+	         f->usable ? "yes" : "no", mode);
+	return f->probe_rc;
+}
+
+static int fake_confine(void *state, const char *const *argv, size_t argc,
+                        const struct warden_policy *policy,
+                        struct warden_confine_out *out, char *err, size_t errlen)
+{
+	struct fake *f = state;
+	size_t i;
+
+	f->confines++;
+	f->last_mode = policy->mode;
+	f->last_status_fd = policy->status_fd;
+	snprintf(f->last_root, sizeof(f->last_root), "%s", policy->workspace_root);
+	if (f->bad == FAILS) {
+		snprintf(err, errlen, "cannot today");
+		return -1;
+	}
+	if (f->bad != NO_RUNNER)
+		out->push_arg(out->sink, f->bad == REL_RUNNER ? "runner" : "/usr/bin/runner");
+	out->push_arg(out->sink, "--");
+	for (i = 0; i < argc; i++)
+		out->push_arg(out->sink, f->bad == ALTERED_ARGV && i == argc - 1 ? "changed" : argv[i]);
+	out->push_writable_root(out->sink, policy->workspace_root);
+	out->enforcement = f->bad == BAD_ENFORCEMENT ? 7 : f->enforcement;
+	out->privilege_dropped = f->privilege_dropped;
+	out->evidence = f->bad == EVIDENCE_NO_FD || policy->status_fd >= 0
+		? WARDEN_EVIDENCE_EXEC_PIPE : WARDEN_EVIDENCE_NONE;
+	return 0;
+}
+
+static const int fake_codes[] = { 125 };
+static const char *const fake_fatal[] = { "runner: fatal:" };
+static const char *const fake_info[] = { "runner: notice" };
+static const struct warden_runner_rule fake_rules[] = {
+	{ fake_codes, 1, fake_fatal, 1, fake_info, 1 },
+};
+static const char *const fake_denial[] = { "Permission denied" };
+
+static const struct warden_plugin fake_desc = {
+	WARDEN_PLUGIN_HEADER_INIT(WARDEN_PLUGIN_BACKEND),
+	.name = "fake",
+	.version = "1",
+	.probe = fake_probe,
+	.confine = fake_confine,
+	.denial_signatures = fake_denial,
+	.n_denial_signatures = 1,
+	.runner_rules = fake_rules,
+	.n_runner_rules = 1,
+};
+
+#define MAXB 4
+static struct fake fakes[MAXB];
+static struct warden_config_plugin cfgs[MAXB];
+static struct warden_loaded loaded[MAXB];
+static char root[] = "/tmp/warden-test-sandbox-XXXXXX";
+
+static void backend(size_t i, const char *name, int usable, int enforcement, int dropped)
+{
+	memset(&fakes[i], 0, sizeof(fakes[i]));
+	fakes[i].name = name;
+	fakes[i].usable = usable;
+	fakes[i].enforcement = enforcement;
+	fakes[i].privilege_dropped = dropped;
+	memset(&cfgs[i], 0, sizeof(cfgs[i]));
+	cfgs[i].kind = WARDEN_PLUGIN_BACKEND;
+	cfgs[i].name = (char *)name;
+	memset(&loaded[i], 0, sizeof(loaded[i]));
+	loaded[i].cfg = &cfgs[i];
+	loaded[i].status = WARDEN_LOAD_LOADED;
+	loaded[i].desc = fake_desc;
+	loaded[i].state = &fakes[i];
+}
+
+static void not_loaded(size_t i, const char *name, int status, const char *reason)
+{
+	backend(i, name, 0, 0, 0);
+	loaded[i].status = status;
+	loaded[i].state = NULL;
+	memset(&loaded[i].desc, 0, sizeof(loaded[i].desc));
+	snprintf(loaded[i].reason, sizeof(loaded[i].reason), "%s", reason);
+}
+
+static struct warden_sandbox *service(size_t n)
+{
+	struct warden_sandbox *svc = NULL;
+	struct warden_error err = { 0, "" };
+
+	assert_int_equal(warden_sandbox_new(loaded, n, &svc, &err), 0);
+	return svc;
+}
+
+static struct warden_policy policy(int mode, const char *r, int status_fd)
+{
+	struct warden_policy p = { sizeof(p), mode, r, "", status_fd };
+
+	return p;
+}
+
+static int setup(void **s)
+{
+	(void)s;
+	return mkdtemp(root) == NULL ? -1 : 0;
+}
+
+static int teardown(void **s)
+{
+	(void)s;
+	return rmdir(root);
+}
+
+static const char *const cmd[] = { "bash", "-c", "echo 'a b' \"$HOME\"; exit 3", "" };
+
+static void test_first_usable_backend_in_config_order_is_used(void **s)
+{
+	struct warden_sandbox *svc;
+	struct warden_confined *c = NULL;
+	struct warden_error err = { 0, "" };
+	struct warden_policy p = policy(WARDEN_MODE_WORKSPACE_WRITE, root, -1);
+
+	(void)s;
+	backend(0, "first", 0, 0, 0);
+	backend(1, "second", 1, WARDEN_ENFORCEMENT_FULL, 1);
+	backend(2, "third", 1, WARDEN_ENFORCEMENT_FULL, 1);
+	svc = service(3);
+	assert_int_equal(warden_sandbox_confine(svc, cmd, 4, &p, &c, &err), 0);
+	assert_string_equal(c->backend, "second");
+	assert_int_equal(fakes[2].confines, 0);
+	assert_int_equal(c->enforcement, WARDEN_ENFORCEMENT_FULL);
+	assert_int_equal(c->privilege_dropped, 1);
+	assert_int_equal(c->mode, WARDEN_MODE_WORKSPACE_WRITE);
+	warden_confined_free(c);
+	warden_sandbox_free(svc);
+}
+
+static void test_argv_is_copied_exactly_without_joining(void **s)
+{
+	struct warden_sandbox *svc;
+	struct warden_confined *c = NULL;
+	struct warden_error err = { 0, "" };
+	struct warden_policy p = policy(WARDEN_MODE_READ_ONLY, root, -1);
+	size_t i;
+
+	(void)s;
+	backend(0, "only", 1, WARDEN_ENFORCEMENT_FULL, 1);
+	svc = service(1);
+	assert_int_equal(warden_sandbox_confine(svc, cmd, 4, &p, &c, &err), 0);
+	assert_int_equal(c->argc, 6);
+	assert_string_equal(c->argv[0], "/usr/bin/runner");
+	assert_string_equal(c->argv[1], "--");
+	for (i = 0; i < 4; i++) {
+		assert_string_equal(c->argv[2 + i], cmd[i]);
+		assert_ptr_not_equal(c->argv[2 + i], cmd[i]);
+	}
+	assert_null(c->argv[6]);
+	warden_confined_free(c);
+	warden_sandbox_free(svc);
+}
+
+static void test_probe_runs_once_per_mode_and_is_cached(void **s)
+{
+	struct warden_sandbox *svc;
+	struct warden_confined *c = NULL;
+	struct warden_error err = { 0, "" };
+	struct warden_policy ro = policy(WARDEN_MODE_READ_ONLY, root, -1);
+	struct warden_policy ww = policy(WARDEN_MODE_WORKSPACE_WRITE, root, -1);
+	struct warden_probe pr;
+	int i;
+
+	(void)s;
+	backend(0, "b", 1, WARDEN_ENFORCEMENT_FULL, 1);
+	svc = service(1);
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(warden_sandbox_confine(svc, cmd, 1, &ro, &c, &err), 0);
+		warden_confined_free(c);
+		assert_int_equal(warden_sandbox_confine(svc, cmd, 1, &ww, &c, &err), 0);
+		warden_confined_free(c);
+		warden_sandbox_probe(svc, 0, WARDEN_MODE_READ_ONLY, &pr);
+	}
+	assert_int_equal(fakes[0].probes, 2);
+	assert_int_equal(fakes[0].confines, 6);
+	warden_sandbox_free(svc);
+}
+
+static void test_danger_full_access_is_refused_as_a_caller_bug(void **s)
+{
+	struct warden_sandbox *svc;
+	struct warden_confined *c = (void *)1;
+	struct warden_error err = { 0, "" };
+	struct warden_policy p = policy(WARDEN_SANDBOX_DANGER_FULL_ACCESS, root, -1);
+
+	(void)s;
+	backend(0, "b", 1, WARDEN_ENFORCEMENT_FULL, 1);
+	svc = service(1);
+	assert_int_equal(warden_sandbox_confine(svc, cmd, 1, &p, &c, &err), -WARDEN_EINTERNAL);
+	assert_null(c);
+	assert_non_null(strstr(err.msg, "danger-full-access"));
+	assert_int_equal(fakes[0].probes + fakes[0].confines, 0);
+	p.mode = 0;
+	assert_int_equal(warden_sandbox_confine(svc, cmd, 1, &p, &c, &err), -WARDEN_EINTERNAL);
+	p.mode = 4;
+	assert_int_equal(warden_sandbox_confine(svc, cmd, 1, &p, &c, &err), -WARDEN_EINTERNAL);
+	assert_int_equal(warden_sandbox_confine(svc, cmd, 1, NULL, &c, &err), -WARDEN_EINTERNAL);
+	warden_sandbox_free(svc);
+}
+
+static void test_bad_requests_are_usage_errors_and_reach_no_backend(void **s)
+{
+	static const char *const empty0[] = { "" };
+	static const char *const holey[] = { "ls", NULL };
+	char link[PATH_MAX], file[PATH_MAX];
+	struct warden_sandbox *svc;
+	struct warden_confined *c = NULL;
+	struct warden_error err = { 0, "" };
+	struct warden_policy p = policy(WARDEN_MODE_WORKSPACE_WRITE, root, -1);
+	FILE *fp;
+
+	(void)s;
+	backend(0, "b", 1, WARDEN_ENFORCEMENT_FULL, 1);
+	svc = service(1);
+	assert_int_equal(warden_sandbox_confine(svc, cmd, 0, &p, &c, &err), -WARDEN_EUSAGE);
+	assert_non_null(strstr(err.msg, "empty command"));
+	assert_int_equal(warden_sandbox_confine(svc, NULL, 1, &p, &c, &err), -WARDEN_EUSAGE);
+	assert_int_equal(warden_sandbox_confine(svc, empty0, 1, &p, &c, &err), -WARDEN_EUSAGE);
+	assert_int_equal(warden_sandbox_confine(svc, holey, 2, &p, &c, &err), -WARDEN_EUSAGE);
+
+	p.workspace_root = "relative/dir";
+	assert_int_equal(warden_sandbox_confine(svc, cmd, 1, &p, &c, &err), -WARDEN_EUSAGE);
+	assert_non_null(strstr(err.msg, "relative"));
+	p.workspace_root = "";
+	assert_int_equal(warden_sandbox_confine(svc, cmd, 1, &p, &c, &err), -WARDEN_EUSAGE);
+	p.workspace_root = NULL;
+	assert_int_equal(warden_sandbox_confine(svc, cmd, 1, &p, &c, &err), -WARDEN_EUSAGE);
+	p.workspace_root = "/nonexistent/warden/root";
+	assert_int_equal(warden_sandbox_confine(svc, cmd, 1, &p, &c, &err), -WARDEN_EUSAGE);
+	assert_non_null(strstr(err.msg, "does not resolve"));
+
+	snprintf(file, sizeof(file), "%s/file", root);
+	fp = fopen(file, "w");
+	assert_non_null(fp);
+	fclose(fp);
+	p.workspace_root = file;
+	assert_int_equal(warden_sandbox_confine(svc, cmd, 1, &p, &c, &err), -WARDEN_EUSAGE);
+	assert_non_null(strstr(err.msg, "not a directory"));
+	snprintf(link, sizeof(link), "%s/dangling", root);
+	assert_int_equal(symlink("/nonexistent/x", link), 0);
+	p.workspace_root = link;
+	assert_int_equal(warden_sandbox_confine(svc, cmd, 1, &p, &c, &err), -WARDEN_EUSAGE);
+
+	p.workspace_root = "/";
+	assert_int_equal(warden_sandbox_confine(svc, cmd, 1, &p, &c, &err), -WARDEN_EUSAGE);
+	assert_non_null(strstr(err.msg, "every file writable"));
+
+	p.workspace_root = root;
+	p.status_fd = 2;
+	assert_int_equal(warden_sandbox_confine(svc, cmd, 1, &p, &c, &err), -WARDEN_EUSAGE);
+	p.status_fd = -2;
+	assert_int_equal(warden_sandbox_confine(svc, cmd, 1, &p, &c, &err), -WARDEN_EUSAGE);
+	assert_null(c);
+	assert_int_equal(fakes[0].confines, 0);
+	unlink(link);
+	unlink(file);
+	warden_sandbox_free(svc);
+}
+
+static void test_root_is_resolved_before_the_backend_sees_it(void **s)
+{
+	char sub[PATH_MAX], dotted[PATH_MAX], link[PATH_MAX];
+	struct warden_sandbox *svc;
+	struct warden_confined *c = NULL;
+	struct warden_error err = { 0, "" };
+	struct warden_policy p = policy(WARDEN_MODE_WORKSPACE_WRITE, dotted, -1);
+
+	(void)s;
+	snprintf(sub, sizeof(sub), "%s/sub", root);
+	snprintf(link, sizeof(link), "%s/link", root);
+	assert_int_equal(mkdir(sub, 0700), 0);
+	assert_int_equal(symlink(sub, link), 0);
+	snprintf(dotted, sizeof(dotted), "%s/link/..//./sub/", root);
+	backend(0, "b", 1, WARDEN_ENFORCEMENT_FULL, 1);
+	svc = service(1);
+	assert_int_equal(warden_sandbox_confine(svc, cmd, 1, &p, &c, &err), 0);
+	assert_string_equal(fakes[0].last_root, sub);
+	assert_string_equal(c->writable_roots[0], sub);
+	assert_null(c->writable_roots[1]);
+	warden_confined_free(c);
+	warden_sandbox_free(svc);
+	unlink(link);
+	rmdir(sub);
+}
+
+static void test_no_usable_backend_is_sandbox_unavailable_with_every_reason(void **s)
+{
+	struct warden_sandbox *svc;
+	struct warden_confined *c = (void *)1;
+	struct warden_error err = { 0, "" };
+	struct warden_policy p = policy(WARDEN_MODE_WORKSPACE_WRITE, root, -1);
+
+	(void)s;
+	not_loaded(0, "gone", WARDEN_LOAD_MISSING, "/x/gone.so: No such file or directory");
+	not_loaded(1, "broken", WARDEN_LOAD_MALFORMED, "abi 2.0, host speaks 1.x");
+	not_loaded(2, "refused", WARDEN_LOAD_FAILED, "line 9: unknown key 'x'");
+	backend(3, "cannot", 0, 0, 0);
+	svc = service(4);
+	assert_int_equal(warden_sandbox_confine(svc, cmd, 1, &p, &c, &err), -WARDEN_EUNAVAILABLE);
+	assert_null(c);
+	assert_int_equal(err.code, WARDEN_EUNAVAILABLE);
+	assert_non_null(strstr(err.msg, "SANDBOX_UNAVAILABLE"));
+	assert_non_null(strstr(err.msg, "workspace-write"));
+	assert_non_null(strstr(err.msg, "gone: missing: /x/gone.so"));
+	assert_non_null(strstr(err.msg, "broken: malformed: abi 2.0"));
+	assert_non_null(strstr(err.msg, "refused: failed: line 9"));
+	assert_non_null(strstr(err.msg, "cannot: cannot says no for mode 2"));
+	warden_sandbox_free(svc);
+}
+
+static void test_no_backend_configured_is_sandbox_unavailable(void **s)
+{
+	struct warden_sandbox *svc;
+	struct warden_confined *c = NULL;
+	struct warden_error err = { 0, "" };
+	struct warden_policy p = policy(WARDEN_MODE_READ_ONLY, root, -1);
+
+	(void)s;
+	svc = service(0);
+	assert_int_equal(warden_sandbox_confine(svc, cmd, 1, &p, &c, &err), -WARDEN_EUNAVAILABLE);
+	assert_non_null(strstr(err.msg, "SANDBOX_UNAVAILABLE"));
+	assert_non_null(strstr(err.msg, "no sandbox backend is configured"));
+	warden_sandbox_free(svc);
+}
+
+static void test_failed_probe_is_unusable_even_if_it_claims_usable(void **s)
+{
+	struct warden_sandbox *svc;
+	struct warden_confined *c = NULL;
+	struct warden_error err = { 0, "" };
+	struct warden_policy p = policy(WARDEN_MODE_READ_ONLY, root, -1);
+
+	(void)s;
+	backend(0, "b", 1, WARDEN_ENFORCEMENT_FULL, 1);
+	fakes[0].probe_rc = -1;
+	svc = service(1);
+	assert_int_equal(warden_sandbox_confine(svc, cmd, 1, &p, &c, &err), -WARDEN_EUNAVAILABLE);
+	assert_non_null(strstr(err.msg, "probe failed"));
+	warden_sandbox_free(svc);
+}
+
+static void test_probe_outside_the_contract_is_unusable(void **s)
+{
+	struct warden_sandbox *svc;
+	struct warden_probe pr;
+
+	(void)s;
+	backend(0, "b", 1, 9, 1);
+	backend(1, "c", 5, WARDEN_ENFORCEMENT_FULL, 1);
+	svc = service(2);
+	warden_sandbox_probe(svc, 0, WARDEN_MODE_READ_ONLY, &pr);
+	assert_int_equal(pr.usable, 0);
+	assert_non_null(strstr(pr.detail, "enforcement 9"));
+	warden_sandbox_probe(svc, 1, WARDEN_MODE_READ_ONLY, &pr);
+	assert_int_equal(pr.usable, 0);
+	warden_sandbox_probe(svc, 7, WARDEN_MODE_READ_ONLY, &pr);
+	assert_int_equal(pr.usable, 0);
+	warden_sandbox_probe(svc, 0, WARDEN_SANDBOX_DANGER_FULL_ACCESS, &pr);
+	assert_int_equal(pr.usable, 0);
+	warden_sandbox_free(svc);
+}
+
+static void test_backend_keeping_privilege_is_never_full(void **s)
+{
+	struct warden_sandbox *svc;
+	struct warden_confined *c = NULL;
+	struct warden_error err = { 0, "" };
+	struct warden_policy p = policy(WARDEN_MODE_READ_ONLY, root, -1);
+	struct warden_probe pr;
+
+	(void)s;
+	backend(0, "b", 1, WARDEN_ENFORCEMENT_FULL, 0);
+	svc = service(1);
+	warden_sandbox_probe(svc, 0, WARDEN_MODE_READ_ONLY, &pr);
+	assert_int_equal(pr.usable, 1);
+	assert_int_equal(pr.enforcement, WARDEN_ENFORCEMENT_PARTIAL);
+	assert_non_null(strstr(pr.detail, "privileges"));
+	assert_int_equal(warden_sandbox_confine(svc, cmd, 1, &p, &c, &err), 0);
+	assert_int_equal(c->enforcement, WARDEN_ENFORCEMENT_PARTIAL);
+	assert_int_equal(c->privilege_dropped, 0);
+	warden_confined_free(c);
+	warden_sandbox_free(svc);
+}
+
+static void test_confine_never_claims_more_than_the_probe(void **s)
+{
+	struct warden_sandbox *svc;
+	struct warden_confined *c = NULL;
+	struct warden_error err = { 0, "" };
+	struct warden_policy p = policy(WARDEN_MODE_READ_ONLY, root, -1);
+
+	(void)s;
+	backend(0, "b", 1, WARDEN_ENFORCEMENT_PARTIAL, 1);
+	svc = service(1);
+	/* The probe said partial; now confine says full. */
+	fakes[0].enforcement = WARDEN_ENFORCEMENT_PARTIAL;
+	warden_sandbox_probe(svc, 0, WARDEN_MODE_READ_ONLY, &(struct warden_probe){ 0 });
+	fakes[0].enforcement = WARDEN_ENFORCEMENT_FULL;
+	assert_int_equal(warden_sandbox_confine(svc, cmd, 1, &p, &c, &err), 0);
+	assert_int_equal(c->enforcement, WARDEN_ENFORCEMENT_PARTIAL);
+	warden_confined_free(c);
+	warden_sandbox_free(svc);
+}
+
+static void test_contract_breaches_skip_the_backend(void **s)
+{
+	static const int breaches[] = { REL_RUNNER, ALTERED_ARGV, BAD_ENFORCEMENT,
+	                                EVIDENCE_NO_FD, FAILS, NO_RUNNER };
+	static const char *const why[] = { "absolute path", "unchanged", "enforcement 7",
+	                                   "evidence without", "cannot today", "absolute path" };
+	struct warden_sandbox *svc;
+	struct warden_confined *c = NULL;
+	struct warden_error err = { 0, "" };
+	struct warden_policy p = policy(WARDEN_MODE_READ_ONLY, root, -1);
+	size_t i;
+
+	(void)s;
+	for (i = 0; i < sizeof(breaches) / sizeof(*breaches); i++) {
+		backend(0, "bad", 1, WARDEN_ENFORCEMENT_FULL, 1);
+		fakes[0].bad = breaches[i];
+		backend(1, "good", 1, WARDEN_ENFORCEMENT_FULL, 1);
+		svc = service(2);
+		/* The next backend serves ... */
+		assert_int_equal(warden_sandbox_confine(svc, cmd, 2, &p, &c, &err), 0);
+		assert_string_equal(c->backend, "good");
+		warden_confined_free(c);
+		/* ... and alone, the breach is named. */
+		assert_int_equal(warden_sandbox_confine_with(svc, "bad", cmd, 2, &p, &c, &err),
+		                 -WARDEN_EUNAVAILABLE);
+		assert_non_null(strstr(err.msg, why[i]));
+		warden_sandbox_free(svc);
+	}
+}
+
+static void test_backend_selected_by_name(void **s)
+{
+	struct warden_sandbox *svc;
+	struct warden_confined *c = NULL;
+	struct warden_error err = { 0, "" };
+	struct warden_policy p = policy(WARDEN_MODE_READ_ONLY, root, -1);
+
+	(void)s;
+	backend(0, "one", 1, WARDEN_ENFORCEMENT_FULL, 1);
+	backend(1, "two", 1, WARDEN_ENFORCEMENT_PARTIAL, 1);
+	svc = service(2);
+	assert_int_equal(warden_sandbox_confine_with(svc, "two", cmd, 1, &p, &c, &err), 0);
+	assert_string_equal(c->backend, "two");
+	assert_int_equal(fakes[0].confines, 0);
+	warden_confined_free(c);
+	assert_int_equal(warden_sandbox_confine_with(svc, "three", cmd, 1, &p, &c, &err),
+	                 -WARDEN_EUSAGE);
+	assert_non_null(strstr(err.msg, "three"));
+	/* A named backend that cannot serve is SANDBOX_UNAVAILABLE, never another. */
+	fakes[1].usable = 0;
+	assert_int_equal(warden_sandbox_confine_with(svc, "two", cmd, 1,
+	                                             &(struct warden_policy){ sizeof(p), WARDEN_MODE_WORKSPACE_WRITE, root, "", -1 },
+	                                             &c, &err), -WARDEN_EUNAVAILABLE);
+	assert_non_null(strstr(err.msg, "SANDBOX_UNAVAILABLE"));
+	warden_sandbox_free(svc);
+}
+
+static void test_facts_are_deep_copies_and_carry_the_status_fd(void **s)
+{
+	struct warden_sandbox *svc;
+	struct warden_confined *c = NULL;
+	struct warden_error err = { 0, "" };
+	struct warden_policy p = policy(WARDEN_MODE_READ_ONLY, root, 9);
+	struct warden_classify_facts f;
+
+	(void)s;
+	backend(0, "b", 1, WARDEN_ENFORCEMENT_FULL, 1);
+	svc = service(1);
+	assert_int_equal(warden_sandbox_confine(svc, cmd, 1, &p, &c, &err), 0);
+	assert_int_equal(fakes[0].last_status_fd, 9);
+	assert_int_equal(c->status_fd, 9);
+	assert_int_equal(c->evidence, WARDEN_EVIDENCE_EXEC_PIPE);
+	assert_int_equal(c->n_runner_rules, 1);
+	assert_ptr_not_equal(c->runner_rules[0].fatal_signatures[0], fake_fatal[0]);
+	assert_string_equal(c->runner_rules[0].fatal_signatures[0], "runner: fatal:");
+	assert_string_equal(c->runner_rules[0].informational_lines[0], "runner: notice");
+	assert_int_equal(c->runner_rules[0].exit_codes[0], 125);
+	assert_string_equal(c->denial_signatures[0], "Permission denied");
+	f = warden_confined_facts(c);
+	assert_int_equal(f.n_denial_signatures, 1);
+	assert_int_equal(f.n_runner_rules, 1);
+	warden_confined_free(c);
+
+	p.status_fd = -1;
+	assert_int_equal(warden_sandbox_confine(svc, cmd, 1, &p, &c, &err), 0);
+	assert_int_equal(c->status_fd, -1);
+	assert_int_equal(c->evidence, WARDEN_EVIDENCE_NONE);
+	warden_confined_free(c);
+	warden_sandbox_free(svc);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_first_usable_backend_in_config_order_is_used),
+		cmocka_unit_test(test_argv_is_copied_exactly_without_joining),
+		cmocka_unit_test(test_probe_runs_once_per_mode_and_is_cached),
+		cmocka_unit_test(test_danger_full_access_is_refused_as_a_caller_bug),
+		cmocka_unit_test(test_bad_requests_are_usage_errors_and_reach_no_backend),
+		cmocka_unit_test(test_root_is_resolved_before_the_backend_sees_it),
+		cmocka_unit_test(test_no_usable_backend_is_sandbox_unavailable_with_every_reason),
+		cmocka_unit_test(test_no_backend_configured_is_sandbox_unavailable),
+		cmocka_unit_test(test_failed_probe_is_unusable_even_if_it_claims_usable),
+		cmocka_unit_test(test_probe_outside_the_contract_is_unusable),
+		cmocka_unit_test(test_backend_keeping_privilege_is_never_full),
+		cmocka_unit_test(test_confine_never_claims_more_than_the_probe),
+		cmocka_unit_test(test_contract_breaches_skip_the_backend),
+		cmocka_unit_test(test_backend_selected_by_name),
+		cmocka_unit_test(test_facts_are_deep_copies_and_carry_the_status_fd),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
