@@ -1,10 +1,16 @@
 /*
  * loader.h — dlopen of plugins and the status of each (DESIGN §6).
  *
- * A bare plugin name resolves only inside plugin_dir; a name with '/'
- * must be absolute.  Files and directories writable by group/others or
- * owned by anyone but root or the invoking user are refused.  Every
+ * A bare plugin name resolves only inside plugin_dir (as NAME.so); a name
+ * with '/' must be absolute.  Symlinks are followed and the resolved file
+ * is what is loaded.  Refused (malformed): the file, or any directory on
+ * the configured or the resolved path, writable by group/others (sticky
+ * ones included) or owned by anyone but root or the invoking user.  Every
  * problem becomes a status with a one-line reason; the host goes on.
+ *
+ * dlopen() runs a plugin's constructors, and open() is plugin code: a
+ * crash there kills the process that loads it.  Answerers with
+ * `isolation = process` are loaded inside a worker for that reason.
  */
 #ifndef WARDEN_LOADER_H
 #define WARDEN_LOADER_H
@@ -27,7 +33,9 @@ struct warden_loaded {
 	int status;                 /* enum warden_load_status */
 	char reason[512];           /* one line; "" when loaded */
 	char path[PATH_MAX];        /* the resolved file */
-	void *handle;               /* dlopen handle, NULL unless validated */
+	void *handle;               /* dlopen handle: set when LOADED, and when
+	                               FAILED (validated, open() refused) so
+	                               that name and version stay readable */
 	/* The descriptor's fields the host knows, copied; fields past the
 	 * plugin's struct_size are zero. */
 	struct warden_plugin desc;
@@ -43,7 +51,7 @@ int warden_loader_load(const struct warden_config *config,
                        const struct warden_config_plugin *cfg, int open_it,
                        struct warden_loaded *out);
 
-/* close() (when opened) and dlclose(). */
+/* close() (when opened) and dlclose(); safe on any status. */
 void warden_loader_unload(struct warden_loaded *lp);
 
 #endif
