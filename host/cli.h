@@ -25,6 +25,15 @@ struct warden_command {
 	const char *synopsis;     /* one line for --help */
 };
 
+/* The subcommands, one host/cli_*.c each. */
+int warden_cmd_plugins(struct warden_cli *cli, int argc, char **argv);
+int warden_cmd_config(struct warden_cli *cli, int argc, char **argv);
+
+/* A jansson string for text that may not be UTF-8 (a config value, a
+ * plugin's reason): bytes that would make it invalid become '?'. */
+struct json_t;
+struct json_t *warden_cli_json_string(const char *s);
+
 /* Prints "warden: MSG" to stderr and returns err->code (the exit status). */
 int warden_cli_fail(const struct warden_error *err);
 

@@ -12,11 +12,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include <warden/plugin.h>
 
 #include "cli.h"
 
 static const struct warden_command commands[] = {
+	{ "plugins", warden_cmd_plugins, "plugins [--json]            every configured plugin and its status" },
+	{ "config", warden_cmd_config, "config check [--json]       validate the config; summarise it" },
 	{ NULL, NULL, NULL },
 };
 
@@ -61,6 +65,25 @@ int warden_cli_fail(const struct warden_error *err)
 {
 	fprintf(stderr, "warden: %s\n", err->msg[0] ? err->msg : "unknown error");
 	return err->code ? err->code : WARDEN_EINTERNAL;
+}
+
+json_t *warden_cli_json_string(const char *s)
+{
+	json_t *j = json_string(s);
+	char *copy;
+	size_t i;
+
+	if (j != NULL || s == NULL)
+		return j;
+	copy = strdup(s);
+	if (copy == NULL)
+		return NULL;
+	for (i = 0; copy[i]; i++)
+		if ((unsigned char)copy[i] >= 0x80)
+			copy[i] = '?';
+	j = json_string(copy);
+	free(copy);
+	return j;
 }
 
 int warden_cli_usage(const char *fmt, ...)

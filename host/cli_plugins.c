@@ -1,0 +1,259 @@
+/*
+ * cli_plugins.c — `warden plugins [--json]`: every configured plugin, its
+ * status (loaded, missing, malformed, failed), reason, ABI, version, path.
+ *
+ * Each plugin is loaded and opened in a child process that reports back
+ * through a pipe: open() is plugin code, and a plugin that crashes there
+ * must show up as `failed` in the listing instead of ending it.  (In the
+ * host proper, only `isolation = process` gives an answerer that
+ * protection.)  What the listing shows per plugin is struct
+ * plugin_report; to show more (e.g. probe results per mode), add fields
+ * there, fill them in inspect_child(), and print them in the two
+ * printers.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "cli.h"
+#include "loader.h"
+#include "wconfig.h"
+
+/* What the child learns about one plugin: plain data, sent as bytes. */
+struct plugin_report {
+	int status;                 /* enum warden_load_status */
+	char reason[512];
+	char path[PATH_MAX];
+	unsigned abi_major, abi_minor;  /* 0.0 when no descriptor was read */
+	char name[65];              /* the descriptor's name, "" if unknown */
+	char version[65];
+};
+
+static void inspect_child(const struct warden_config *config,
+                          const struct warden_config_plugin *cfg, int fd)
+{
+	struct plugin_report r;
+	struct warden_loaded lp;
+	const char *p = (const char *)&r;
+	size_t left = sizeof(r);
+	ssize_t n;
+
+	memset(&r, 0, sizeof(r));
+	warden_loader_load(config, cfg, 1, &lp);
+	r.status = lp.status;
+	snprintf(r.reason, sizeof(r.reason), "%s", lp.reason);
+	snprintf(r.path, sizeof(r.path), "%s", lp.path);
+	r.abi_major = lp.desc.abi_major;
+	r.abi_minor = lp.desc.abi_minor;
+	if (lp.desc.name != NULL)
+		snprintf(r.name, sizeof(r.name), "%s", lp.desc.name);
+	if (lp.desc.version != NULL)
+		snprintf(r.version, sizeof(r.version), "%s", lp.desc.version);
+	while (left > 0) {
+		n = write(fd, p, left);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			_exit(1);
+		p += n;
+		left -= (size_t)n;
+	}
+	warden_loader_unload(&lp);
+}
+
+static int inspect(const struct warden_config *config,
+                   const struct warden_config_plugin *cfg,
+                   struct plugin_report *r, struct warden_error *err)
+{
+	char *p = (char *)r;
+	size_t got = 0;
+	ssize_t n;
+	int fds[2], status;
+	pid_t pid;
+
+	memset(r, 0, sizeof(*r));
+	if (pipe(fds) < 0)
+		return warden_error_errno(err, WARDEN_EOS, errno, "pipe");
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return warden_error_errno(err, WARDEN_EOS, errno, "fork");
+	}
+	if (pid == 0) {
+		close(fds[0]);
+		/* The plugin's stdout is not the listing's. */
+		if (freopen("/dev/null", "w", stdout) == NULL)
+			_exit(1);
+		inspect_child(config, cfg, fds[1]);
+		_exit(0);
+	}
+	close(fds[1]);
+	while (got < sizeof(*r)) {
+		n = read(fds[0], p + got, sizeof(*r) - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fds[0]);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return warden_error_errno(err, WARDEN_EOS, errno, "waitpid");
+	if (got == sizeof(*r)) {
+		r->reason[sizeof(r->reason) - 1] = '\0';
+		r->path[sizeof(r->path) - 1] = '\0';
+		r->name[sizeof(r->name) - 1] = '\0';
+		r->version[sizeof(r->version) - 1] = '\0';
+		return 0;
+	}
+	/* No report: the child died in dlopen() or open(). */
+	memset(r, 0, sizeof(*r));
+	r->status = WARDEN_LOAD_FAILED;
+	if (WIFSIGNALED(status))
+		snprintf(r->reason, sizeof(r->reason), "crashed while loading or "
+		         "opening: %s (in the host this ends the process unless "
+		         "isolation = process)", strsignal(WTERMSIG(status)));
+	else
+		snprintf(r->reason, sizeof(r->reason), "exited (status %d) while "
+		         "loading or opening", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	return 0;
+}
+
+static const char *section_kind(const struct warden_config_plugin *cfg)
+{
+	return cfg->kind == WARDEN_PLUGIN_BACKEND ? "backend" : "answerer";
+}
+
+static void print_text(const struct warden_config_plugin *cfg,
+                       const struct plugin_report *r)
+{
+	printf("[%s %s] %s", section_kind(cfg), cfg->name,
+	       warden_load_status_name(r->status));
+	if (r->reason[0])
+		printf(": %s", r->reason);
+	if (r->name[0])
+		printf("; %s %s", r->name, r->version);
+	if (r->abi_major)
+		printf(", abi %u.%u", r->abi_major, r->abi_minor);
+	if (cfg->kind == WARDEN_PLUGIN_ANSWERER)
+		printf(", isolation %s", cfg->isolation == WARDEN_ISOLATION_PROCESS
+		       ? "process" : "inproc");
+	printf("; %s\n", r->path[0] ? r->path : cfg->plugin);
+}
+
+static json_t *to_json(const struct warden_config_plugin *cfg,
+                       const struct plugin_report *r)
+{
+	char abi[32];
+	json_t *o = json_object();
+
+	snprintf(abi, sizeof(abi), "%u.%u", r->abi_major, r->abi_minor);
+	json_object_set_new(o, "section", warden_cli_json_string(section_kind(cfg)));
+	json_object_set_new(o, "instance", warden_cli_json_string(cfg->name));
+	json_object_set_new(o, "plugin", warden_cli_json_string(cfg->plugin));
+	json_object_set_new(o, "line", json_integer(cfg->line));
+	json_object_set_new(o, "status", warden_cli_json_string(warden_load_status_name(r->status)));
+	json_object_set_new(o, "reason", r->reason[0] ? warden_cli_json_string(r->reason) : json_null());
+	json_object_set_new(o, "path", r->path[0] ? warden_cli_json_string(r->path) : json_null());
+	json_object_set_new(o, "abi", r->abi_major ? warden_cli_json_string(abi) : json_null());
+	json_object_set_new(o, "name", r->name[0] ? warden_cli_json_string(r->name) : json_null());
+	json_object_set_new(o, "version", r->version[0] ? warden_cli_json_string(r->version) : json_null());
+	if (cfg->kind == WARDEN_PLUGIN_ANSWERER)
+		json_object_set_new(o, "isolation", warden_cli_json_string(
+			cfg->isolation == WARDEN_ISOLATION_PROCESS ? "process" : "inproc"));
+	return o;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+	        "usage: warden plugins [--json]\n"
+	        "\n"
+	        "Loads and opens every configured backend and answerer, in\n"
+	        "config order, each in a throwaway child process, and prints\n"
+	        "its status: loaded, missing, malformed (reason says why) or\n"
+	        "failed (open() refused or crashed), with the plugin's name,\n"
+	        "version, ABI and the file it was loaded from.\n"
+	        "\n"
+	        "  --json   one JSON object: {\"config\": FILE, \"plugins\": [...]}\n"
+	        "  --help   this text\n"
+	        "\n"
+	        "Exit status: 0 when the list was printed (whatever the plugins'\n"
+	        "status), 78 on a config error.\n");
+}
+
+int warden_cmd_plugins(struct warden_cli *cli, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct warden_config *cfg = NULL;
+	struct warden_error err = { 0, "" };
+	struct plugin_report r;
+	json_t *root = NULL, *list = NULL;
+	int ch, json = 0, rc = 0;
+	size_t i, total;
+
+	while ((ch = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'j':
+			json = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			return warden_cli_usage("plugins: bad option");
+		}
+	}
+	if (optind < argc)
+		return warden_cli_usage("plugins: unexpected argument '%s'", argv[optind]);
+	if (warden_config_load(cli->config_path, &cfg, &err) < 0)
+		return warden_cli_fail(&err);
+
+	total = cfg->n_backends + cfg->n_answerers;
+	if (json) {
+		root = json_object();
+		list = json_array();
+		json_object_set_new(root, "config", warden_cli_json_string(cfg->file));
+		json_object_set(root, "plugins", list);
+	} else {
+		printf("config: %s\n", cfg->file);
+		if (total == 0)
+			printf("no plugins configured\n");
+	}
+	for (i = 0; i < total; i++) {
+		const struct warden_config_plugin *p = i < cfg->n_backends
+			? &cfg->backends[i] : &cfg->answerers[i - cfg->n_backends];
+
+		rc = inspect(cfg, p, &r, &err);
+		if (rc < 0)
+			break;
+		if (json)
+			json_array_append_new(list, to_json(p, &r));
+		else
+			print_text(p, &r);
+	}
+	if (rc == 0 && json) {
+		json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		putchar('\n');
+	}
+	json_decref(list);
+	json_decref(root);
+	warden_config_free(cfg);
+	return rc < 0 ? warden_cli_fail(&err) : 0;
+}
