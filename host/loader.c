@@ -11,9 +11,13 @@
  *     checked and loaded.  The file, every directory on the way to it as
  *     resolved, and every directory on the configured path (where a
  *     symlink could be swapped) must be owned by root or the invoking user
- *     and not writable by group or others — sticky /tmp included.  With
- *     every directory trusted, nobody else can replace the file between
- *     the check and dlopen().
+ *     and not writable by group or others.  One exception: a directory
+ *     above the plugin's own directory may be writable if it is sticky
+ *     (like /tmp), since then nobody else can rename or remove the entry
+ *     below it, which is itself checked.  The plugin's own directory is
+ *     never excused, sticky or not: a stranger could add NAME.so to it.
+ *     With every directory trusted, nobody else can replace the file
+ *     between the check and dlopen().
  *
  * Then the descriptor: its header (ABI, size, kind) is read only after
  * the exported symbol is known to be at least that large, and a size the
@@ -98,7 +102,7 @@ static int check_trust(struct warden_loaded *out, const char *what,
 static int check_dirs(struct warden_loaded *out, const char *file)
 {
 	char prefix[PATH_MAX];
-	const char *slash = file;
+	const char *slash = file, *next;
 	struct stat st;
 	size_t n;
 
@@ -112,9 +116,14 @@ static int check_dirs(struct warden_loaded *out, const char *file)
 			return set_status(out, errno == ENOENT ? WARDEN_LOAD_MISSING
 			                  : WARDEN_LOAD_MALFORMED, "%s: %s", prefix,
 			                  strerror(errno));
-		if (check_trust(out, "directory", prefix, &st) < 0)
+		next = strchr(slash + 1, '/');
+		if (next != NULL && (st.st_mode & S_ISVTX) &&
+		    trusted_owner(st.st_uid)) {
+			/* sticky ancestor: its child entry is checked next */
+		} else if (check_trust(out, "directory", prefix, &st) < 0) {
 			return -out->status;
-		slash = strchr(slash + 1, '/');
+		}
+		slash = next;
 		if (slash == NULL)
 			return 0;
 	}

@@ -353,6 +353,44 @@ static void test_writable_plugin_dir_is_refused_even_sticky(void **state)
 	warden_config_free(cfg);
 }
 
+static void test_sticky_ancestor_is_excused_but_its_child_is_checked(void **state)
+{
+	struct warden_config *cfg;
+	struct warden_loaded lp;
+	char sticky[PATH_MAX], dir[PATH_MAX], dst[PATH_MAX], src[PATH_MAX];
+	char reason[2 * PATH_MAX];
+
+	(void)state;
+	xsnprintf(sticky, sizeof(sticky), "%s/sticky", scratch);
+	xsnprintf(dir, sizeof(dir), "%s/plugins", sticky);
+	assert_int_equal(mkdir(sticky, 0755), 0);
+	assert_int_equal(chmod(sticky, 01777), 0);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	xsnprintf(src, sizeof(src), "%s/zoo_answerer.so", zoo);
+	xsnprintf(dst, sizeof(dst), "%s/zoo_answerer.so", dir);
+	copy_file(src, dst, 0644);
+	cfg = zoo_config(dir, "[answerer a]\nplugin = zoo_answerer\n");
+
+	/* Like /tmp: others may write the sticky ancestor, not replace dir. */
+	assert_int_equal(warden_loader_load(cfg, &cfg->answerers[0], 0, &lp), 0);
+	assert_int_equal(lp.status, WARDEN_LOAD_LOADED);
+	warden_loader_unload(&lp);
+
+	/* A stranger's directory below the sticky one is still refused. */
+	assert_int_equal(chown(dir, 4242, 4242), 0);
+	xsnprintf(reason, sizeof(reason), "refused: directory %s is owned by "
+	         "uid 4242, neither root nor you", dir);
+	expect(cfg, "a", 1, WARDEN_LOAD_MALFORMED, reason);
+
+	/* Without the sticky bit the ancestor itself is refused. */
+	assert_int_equal(chown(dir, 0, 0), 0);
+	assert_int_equal(chmod(sticky, 0777), 0);
+	xsnprintf(reason, sizeof(reason), "refused: directory %s is writable by "
+	         "others (mode 0777; fix: chmod go-w %s)", sticky, sticky);
+	expect(cfg, "a", 1, WARDEN_LOAD_MALFORMED, reason);
+	warden_config_free(cfg);
+}
+
 static void test_symlinks_load_the_checked_target_and_untrusted_links_are_refused(void **state)
 {
 	struct warden_config *cfg;
@@ -439,6 +477,7 @@ int main(void)
 		cmocka_unit_test(test_open_crash_kills_an_inproc_host_with_the_signal),
 		cmocka_unit_test(test_group_or_other_writable_or_foreign_plugin_file_is_refused),
 		cmocka_unit_test(test_writable_plugin_dir_is_refused_even_sticky),
+		cmocka_unit_test(test_sticky_ancestor_is_excused_but_its_child_is_checked),
 		cmocka_unit_test(test_symlinks_load_the_checked_target_and_untrusted_links_are_refused),
 		cmocka_unit_test(test_bare_name_never_searches_cwd_or_library_path),
 		cmocka_unit_test(test_relative_path_with_slash_is_refused),
