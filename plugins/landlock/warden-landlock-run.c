@@ -1,0 +1,593 @@
+/*
+ * warden-landlock-run — run one command inside a Landlock file-write boundary.
+ *
+ *   warden-landlock-run [--status-fd N] [--ro PATH]... [--rw PATH]... -- ARGV...
+ *   warden-landlock-run --probe
+ *
+ * The runner's only input is its argv (no config file, no environment
+ * variable changes what it does; PATH is read only to find ARGV[0], see
+ * below).  In order it:
+ *
+ *   1. parses argv strictly: every path absolute, `--` required, ARGV
+ *      non-empty; anything else is fatal;
+ *   2. marks the status fd close-on-exec and closes every other fd but 0-2;
+ *   3. leaves the caller's controlling terminal: setsid(), or, when the
+ *      runner leads its process group and setsid() cannot work, TIOCNOTTY;
+ *      without a controlling terminal and without CAP_SYS_ADMIN, TIOCSTI
+ *      cannot reach the caller's terminal (the seccomp guard refuses
+ *      TIOCSTI as well);
+ *   4. builds a Landlock ruleset at the highest ABI both the kernel and
+ *      this file know (1-7): read and execute everywhere (`/` and each
+ *      --ro), every write-ish right (write, truncate, make/remove, refer,
+ *      device ioctl, as far as the ABI has them) on each --rw and on
+ *      /dev/null; from ABI 6 on, signals and abstract unix sockets are
+ *      scoped to the sandbox;
+ *   5. sets no_new_privs and drops every capability: the bounding set
+ *      (when it holds CAP_SETPCAP, the only way to change it; without it
+ *      no_new_privs and an empty permitted set already keep exec from
+ *      granting any), the ambient set, then inheritable, permitted and
+ *      effective;
+ *   6. restricts itself, installs the seccomp guard (guard.h: metadata
+ *      calls refused when no --rw is given, i.e. read-only), and execs.
+ *
+ * Finding the command: an ARGV[0] containing a slash is executed as given.
+ * Otherwise each absolute directory of the environment's PATH is tried in
+ * order, like execvp(3) but never relative directories (an empty or
+ * relative PATH element is skipped) and never running a file without a #!
+ * line through /bin/sh.  Without PATH, /usr/local/bin:/usr/bin:/bin.  The
+ * environment reaches the command unchanged.
+ *
+ * Failure: exactly one stderr line "warden-landlock-run: fatal: WHAT: WHY",
+ * exit status 125, the command not run; with --status-fd the same reason is
+ * written to the status fd as "fatal: WHAT: WHY".  On success the status fd
+ * is closed by exec() without a byte written.  A kernel whose Landlock ABI
+ * cannot govern every write gets one informational line (runner.h) and the
+ * command runs.
+ *
+ * --probe confines a child exactly as a read-only run would, without
+ * running anything, and prints "abi=N enforcement=full|partial".
+ */
+#include "config.h"
+
+#include "guard.h"
+#include "runner.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/capability.h>
+#include <linux/landlock.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+/* Landlock rights newer than the build headers may know. */
+#ifndef LANDLOCK_ACCESS_FS_REFER
+#define LANDLOCK_ACCESS_FS_REFER (1ULL << 13)
+#endif
+#ifndef LANDLOCK_ACCESS_FS_TRUNCATE
+#define LANDLOCK_ACCESS_FS_TRUNCATE (1ULL << 14)
+#endif
+#ifndef LANDLOCK_ACCESS_FS_IOCTL_DEV
+#define LANDLOCK_ACCESS_FS_IOCTL_DEV (1ULL << 15)
+#endif
+#ifndef LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET
+#define LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0)
+#endif
+#ifndef LANDLOCK_SCOPE_SIGNAL
+#define LANDLOCK_SCOPE_SIGNAL (1ULL << 1)
+#endif
+#ifndef __NR_close_range
+#define __NR_close_range 436
+#endif
+
+/* The highest Landlock ABI this runner knows how to use. */
+#define RUNNER_MAX_ABI 7
+
+/* struct landlock_ruleset_attr as of ABI 6; older kernels get a prefix. */
+struct ruleset_attr {
+	uint64_t handled_access_fs;
+	uint64_t handled_access_net;
+	uint64_t scoped;
+};
+
+#define ACCESS_READ                                                         \
+	(LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE |        \
+	 LANDLOCK_ACCESS_FS_READ_DIR)
+/* The rights a rule on a non-directory may carry. */
+#define ACCESS_FILE                                                         \
+	(LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE |       \
+	 LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_TRUNCATE |       \
+	 LANDLOCK_ACCESS_FS_IOCTL_DEV)
+
+static int status_fd = -1;
+
+/* Appends s to out, escaping control bytes so the line stays one line. */
+static size_t put_escaped(char *out, size_t pos, size_t cap, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	for (; *s != '\0' && pos + 5 < cap; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c < 0x20 || c == 0x7f || c == '\\') {
+			out[pos++] = '\\';
+			out[pos++] = 'x';
+			out[pos++] = hex[c >> 4];
+			out[pos++] = hex[c & 15];
+		} else {
+			out[pos++] = (char)c;
+		}
+	}
+	return pos;
+}
+
+static void write_all(int fd, const char *buf, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, buf, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return;
+		buf += n;
+		len -= (size_t)n;
+	}
+}
+
+/* The one way out on failure: one line, status 125, nothing run. */
+__attribute__((noreturn, format(printf, 2, 3)))
+static void fatal(const char *what, const char *fmt, ...)
+{
+	char why[2048];
+	char line[4096];
+	size_t pos = 0;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof why, fmt, ap);
+	va_end(ap);
+
+	pos = put_escaped(line, pos, sizeof line, WARDEN_LANDLOCK_STATUS_FATAL);
+	pos = put_escaped(line, pos, sizeof line, what);
+	pos = put_escaped(line, pos, sizeof line, ": ");
+	pos = put_escaped(line, pos, sizeof line, why);
+	line[pos++] = '\n';
+
+	write_all(STDERR_FILENO, WARDEN_LANDLOCK_RUNNER_NAME ": ",
+	          sizeof(WARDEN_LANDLOCK_RUNNER_NAME ": ") - 1);
+	write_all(STDERR_FILENO, line, pos);
+	if (status_fd >= 0)
+		write_all(status_fd, line, pos);
+	_exit(WARDEN_LANDLOCK_RUNNER_EXIT);
+}
+
+/* ------------------------------------------------------------ arguments */
+
+struct args {
+	int probe;
+	int status_fd;
+	const char **ro;
+	size_t n_ro;
+	const char **rw;
+	size_t n_rw;
+	char **command;
+};
+
+static const char usage[] =
+	"usage: warden-landlock-run [--status-fd N] [--ro PATH]... "
+	"[--rw PATH]... -- COMMAND [ARG]... | --probe";
+
+static int parse_fd(const char *s)
+{
+	long v = 0;
+
+	if (*s == '\0' || strlen(s) > 9)
+		return -1;
+	for (const char *p = s; *p != '\0'; p++) {
+		if (*p < '0' || *p > '9')
+			return -1;
+		v = v * 10 + (*p - '0');
+	}
+	return (int)v;
+}
+
+static const char *take_path(const char *opt, int argc, char **argv, int *i)
+{
+	if (*i + 1 >= argc)
+		fatal(opt, "missing PATH (%s)", usage);
+	const char *p = argv[++*i];
+	if (p[0] != '/')
+		fatal(opt, "'%s' is not an absolute path (give the full path)", p);
+	if (strlen(p) >= PATH_MAX)
+		fatal(opt, "path longer than %d bytes", PATH_MAX - 1);
+	return p;
+}
+
+static void parse_args(int argc, char **argv, struct args *a)
+{
+	int i;
+
+	memset(a, 0, sizeof *a);
+	a->status_fd = -1;
+	if (argc == 2 && strcmp(argv[1], "--probe") == 0) {
+		a->probe = 1;
+		return;
+	}
+	/* At most argc paths of each kind; argv outlives the runner. */
+	a->ro = calloc((size_t)argc, sizeof *a->ro);
+	a->rw = calloc((size_t)argc, sizeof *a->rw);
+	if (a->ro == NULL || a->rw == NULL)
+		fatal("arguments", "out of memory");
+	for (i = 1; i < argc; i++) {
+		const char *opt = argv[i];
+		if (strcmp(opt, "--") == 0)
+			break;
+		if (strcmp(opt, "--ro") == 0) {
+			a->ro[a->n_ro++] = take_path(opt, argc, argv, &i);
+		} else if (strcmp(opt, "--rw") == 0) {
+			a->rw[a->n_rw++] = take_path(opt, argc, argv, &i);
+		} else if (strcmp(opt, "--status-fd") == 0) {
+			if (a->status_fd >= 0)
+				fatal(opt, "given twice");
+			if (i + 1 >= argc)
+				fatal(opt, "missing N (%s)", usage);
+			a->status_fd = parse_fd(argv[++i]);
+			if (a->status_fd < 3)
+				fatal(opt, "'%s' is not a descriptor number above 2",
+				      argv[i]);
+		} else if (strcmp(opt, "--probe") == 0) {
+			fatal(opt, "takes no other argument (%s)", usage);
+		} else {
+			fatal("arguments", "unknown argument '%s' (%s)", opt,
+			      usage);
+		}
+	}
+	if (i >= argc)
+		fatal("arguments", "missing '--' before the command (%s)", usage);
+	if (i + 1 >= argc)
+		fatal("arguments", "no command after '--' (%s)", usage);
+	if (argv[i + 1][0] == '\0')
+		fatal("arguments", "the command name is empty");
+	a->command = &argv[i + 1];
+}
+
+/* ---------------------------------------------------------- descriptors */
+
+static void take_status_fd(int fd)
+{
+	int flags = fcntl(fd, F_GETFD);
+
+	if (flags < 0)
+		fatal("--status-fd", "%d: %s", fd, strerror(errno));
+	if (fcntl(fd, F_SETFD, flags | FD_CLOEXEC) < 0)
+		fatal("--status-fd", "%d: %s", fd, strerror(errno));
+	status_fd = fd;
+}
+
+static void close_range_or_die(unsigned lo, unsigned hi)
+{
+	if (lo > hi)
+		return;
+	if (syscall(__NR_close_range, lo, hi, 0) < 0)
+		fatal("close_range", "%s", strerror(errno));
+}
+
+/* Every descriptor but 0-2 and the status fd goes before anything runs. */
+static void close_inherited_fds(void)
+{
+	if (status_fd < 0) {
+		close_range_or_die(3, ~0U);
+		return;
+	}
+	close_range_or_die(3, (unsigned)status_fd - 1);
+	close_range_or_die((unsigned)status_fd + 1, ~0U);
+}
+
+/* ------------------------------------------------------------- terminal */
+
+static void leave_terminal(void)
+{
+	if (setsid() >= 0)
+		return;
+	if (errno != EPERM)
+		fatal("setsid", "%s", strerror(errno));
+
+	/* A process-group leader cannot make a new session; it can still
+	 * give up its controlling terminal. */
+	int fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENXIO)
+			return; /* no controlling terminal */
+		fatal("controlling terminal", "cannot open /dev/tty: %s",
+		      strerror(errno));
+	}
+	/* A session leader's TIOCNOTTY hangs up its foreground group (us). */
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old;
+	sigemptyset(&ign.sa_mask);
+	if (sigaction(SIGHUP, &ign, &old) < 0)
+		fatal("controlling terminal", "sigaction: %s", strerror(errno));
+	int r = ioctl(fd, TIOCNOTTY);
+	int e = errno;
+	close(fd);
+	if (sigaction(SIGHUP, &old, NULL) < 0)
+		fatal("controlling terminal", "sigaction: %s", strerror(errno));
+	if (r < 0)
+		fatal("controlling terminal", "TIOCNOTTY: %s", strerror(e));
+	fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (fd >= 0 || errno != ENXIO)
+		fatal("controlling terminal", "still attached after TIOCNOTTY");
+}
+
+/* ------------------------------------------------------------- landlock */
+
+static int landlock_abi(void)
+{
+	long v = syscall(__NR_landlock_create_ruleset, NULL, 0,
+	                 LANDLOCK_CREATE_RULESET_VERSION);
+	if (v < 0) {
+		if (errno == ENOSYS)
+			fatal("landlock", "not built into this kernel (needs "
+			      "Linux 5.13 or newer with CONFIG_SECURITY_LANDLOCK)");
+		if (errno == EOPNOTSUPP)
+			fatal("landlock", "disabled on this kernel (add "
+			      "landlock to the lsm= boot parameter)");
+		fatal("landlock", "version query: %s", strerror(errno));
+	}
+	return v > RUNNER_MAX_ABI ? RUNNER_MAX_ABI : (int)v;
+}
+
+static uint64_t handled_fs(int abi)
+{
+	uint64_t fs = (1ULL << 13) - 1; /* ABI 1: EXECUTE .. MAKE_SYM */
+
+	if (abi >= 2)
+		fs |= LANDLOCK_ACCESS_FS_REFER;
+	if (abi >= 3)
+		fs |= LANDLOCK_ACCESS_FS_TRUNCATE;
+	if (abi >= 5)
+		fs |= LANDLOCK_ACCESS_FS_IOCTL_DEV;
+	return fs;
+}
+
+static void add_path(int ruleset, const char *what, const char *path,
+                     uint64_t access)
+{
+	struct landlock_path_beneath_attr rule = { 0 };
+	struct stat st;
+	int fd = open(path, O_PATH | O_CLOEXEC);
+
+	if (fd < 0)
+		fatal(what, "%s: %s", path, strerror(errno));
+	if (fstat(fd, &st) < 0)
+		fatal(what, "%s: %s", path, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		access &= ACCESS_FILE;
+	rule.allowed_access = access;
+	rule.parent_fd = fd;
+	if (syscall(__NR_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH,
+	            &rule, 0) < 0)
+		fatal(what, "%s: landlock_add_rule: %s", path, strerror(errno));
+	close(fd);
+}
+
+static int build_ruleset(int abi, const struct args *a)
+{
+	struct ruleset_attr attr = { 0 };
+	size_t size = sizeof attr.handled_access_fs;
+	uint64_t fs = handled_fs(abi);
+	uint64_t write = fs & ~(uint64_t)ACCESS_READ;
+
+	attr.handled_access_fs = fs;
+	if (abi >= 4)
+		size = offsetof(struct ruleset_attr, scoped);
+	if (abi >= 6) {
+		attr.scoped = LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET |
+		              LANDLOCK_SCOPE_SIGNAL;
+		size = sizeof attr;
+	}
+	int ruleset = (int)syscall(__NR_landlock_create_ruleset, &attr, size, 0);
+	if (ruleset < 0)
+		fatal("landlock", "create_ruleset (ABI %d): %s", abi,
+		      strerror(errno));
+
+	add_path(ruleset, "landlock", "/", ACCESS_READ);
+	for (size_t i = 0; i < a->n_ro; i++)
+		add_path(ruleset, "--ro", a->ro[i], ACCESS_READ);
+	for (size_t i = 0; i < a->n_rw; i++)
+		add_path(ruleset, "--rw", a->rw[i], ACCESS_READ | write);
+	add_path(ruleset, "landlock", "/dev/null", ACCESS_READ | write);
+	return ruleset;
+}
+
+/* ----------------------------------------------------------- privilege */
+
+static void drop_capabilities(void)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+		.pid = 0,
+	};
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+	const uint32_t setpcap = 1u << CAP_SETPCAP;
+
+	memset(data, 0, sizeof data);
+	if (syscall(__NR_capget, &hdr, data) < 0)
+		fatal("capabilities", "capget: %s", strerror(errno));
+
+	/* Only CAP_SETPCAP can shrink the bounding set. */
+	if (data[0].permitted & setpcap) {
+		if (!(data[0].effective & setpcap)) {
+			data[0].effective |= setpcap;
+			if (syscall(__NR_capset, &hdr, data) < 0)
+				fatal("capabilities", "raise CAP_SETPCAP: %s",
+				      strerror(errno));
+		}
+		for (int cap = 0;; cap++) {
+			if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == 0)
+				continue;
+			if (errno == EINVAL && cap > 0)
+				break; /* past the kernel's last capability */
+			fatal("capabilities", "drop %d from the bounding set: %s",
+			      cap, strerror(errno));
+		}
+	}
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0)
+		fatal("capabilities", "clear the ambient set: %s",
+		      strerror(errno));
+
+	memset(data, 0, sizeof data);
+	if (syscall(__NR_capset, &hdr, data) < 0)
+		fatal("capabilities", "capset: %s", strerror(errno));
+	if (syscall(__NR_capget, &hdr, data) < 0)
+		fatal("capabilities", "capget: %s", strerror(errno));
+	for (int i = 0; i < _LINUX_CAPABILITY_U32S_3; i++)
+		if (data[i].effective || data[i].permitted ||
+		    data[i].inheritable)
+			fatal("capabilities", "still held after capset");
+}
+
+/* Steps 4-6 without the exec: shared by a run and by --probe. */
+static void confine(int abi, const struct args *a)
+{
+	int ruleset = build_ruleset(abi, a);
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		fatal("no_new_privs", "%s", strerror(errno));
+	drop_capabilities();
+	if (syscall(__NR_landlock_restrict_self, ruleset, 0) < 0)
+		fatal("landlock", "restrict_self: %s", strerror(errno));
+	close(ruleset);
+	if (warden_guard_install(a->n_rw == 0) < 0)
+		fatal("seccomp", "install the metadata guard: %s",
+		      strerror(errno));
+}
+
+/* ----------------------------------------------------------------- exec */
+
+__attribute__((noreturn))
+static void exec_command(char **argv)
+{
+	const char *name = argv[0];
+
+	if (strchr(name, '/') != NULL) {
+		execve(name, argv, environ);
+		fatal("exec", "%s: %s", name, strerror(errno));
+	}
+
+	const char *path = getenv("PATH");
+	if (path == NULL)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	size_t name_len = strlen(name);
+	int denied = 0;
+	char buf[PATH_MAX];
+
+	for (const char *p = path; *p != '\0';) {
+		const char *end = strchr(p, ':');
+		size_t dir_len = end ? (size_t)(end - p) : strlen(p);
+		const char *next = end ? end + 1 : p + dir_len;
+
+		if (dir_len > 0 && p[0] == '/' &&
+		    dir_len + 1 + name_len < sizeof buf) {
+			memcpy(buf, p, dir_len);
+			buf[dir_len] = '/';
+			memcpy(buf + dir_len + 1, name, name_len + 1);
+			execve(buf, argv, environ);
+			switch (errno) {
+			case EACCES:
+				denied = 1;
+				break;
+			case ENOENT:
+			case ENOTDIR:
+			case ENAMETOOLONG:
+			case ELOOP:
+			case ESTALE:
+			case ENODEV:
+			case ETIMEDOUT:
+				break;
+			default:
+				fatal("exec", "%s: %s", buf, strerror(errno));
+			}
+		}
+		p = next;
+	}
+	if (denied)
+		fatal("exec", "%s: %s", name, strerror(EACCES));
+	fatal("exec", "%s: command not found in PATH", name);
+}
+
+/* ---------------------------------------------------------------- probe */
+
+__attribute__((noreturn))
+static void probe(void)
+{
+	struct args none;
+	int abi = landlock_abi();
+	int status;
+
+	memset(&none, 0, sizeof none);
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid < 0)
+		fatal("probe", "fork: %s", strerror(errno));
+	if (pid == 0) {
+		confine(abi, &none);
+		/* The guard must now answer for fchmod before the kernel does. */
+		if (syscall(__NR_fchmod, -1, 0) == 0 || errno != EACCES)
+			fatal("probe", "the metadata guard is not in effect");
+		_exit(0);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			fatal("probe", "waitpid: %s", strerror(errno));
+	if (!WIFEXITED(status))
+		fatal("probe", "the confined child died of signal %d",
+		      WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+	if (WEXITSTATUS(status) != 0)
+		_exit(WARDEN_LANDLOCK_RUNNER_EXIT); /* it said why */
+	printf(WARDEN_LANDLOCK_PROBE_FORMAT "\n", abi,
+	       abi >= WARDEN_LANDLOCK_FULL_ABI ? "full" : "partial");
+	if (fflush(stdout) != 0)
+		fatal("probe", "write: %s", strerror(errno));
+	_exit(0);
+}
+
+static void notice_partial(int abi)
+{
+	static const char *const notices[] = {
+		NULL,
+		WARDEN_LANDLOCK_NOTICE_ABI1 "\n",
+		WARDEN_LANDLOCK_NOTICE_ABI2 "\n",
+	};
+
+	if (abi >= WARDEN_LANDLOCK_FULL_ABI)
+		return;
+	write_all(STDERR_FILENO, notices[abi], strlen(notices[abi]));
+}
+
+int main(int argc, char **argv)
+{
+	struct args a;
+
+	parse_args(argc, argv, &a);
+	if (a.probe)
+		probe();
+	if (a.status_fd >= 0)
+		take_status_fd(a.status_fd);
+	close_inherited_fds();
+	leave_terminal();
+	int abi = landlock_abi();
+	confine(abi, &a);
+	notice_partial(abi);
+	exec_command(a.command);
+}
