@@ -400,6 +400,7 @@ static void install(struct saved_state *s, const sigset_t *handled)
 	sigaction(SIGPIPE, &sa, &s->pipe_act);
 	sigprocmask(SIG_BLOCK, handled, &s->mask);
 	s->subreaper_set = 0;
+	s->subreaper = 0; /* memcheck cannot see the kernel fill it below */
 #ifdef PR_SET_CHILD_SUBREAPER
 	if (prctl(PR_GET_CHILD_SUBREAPER, &s->subreaper, 0, 0, 0) == 0 &&
 	    prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)

@@ -418,7 +418,9 @@ static void test_timeout_kills_the_whole_group_including_a_grandchild(void **sta
 static void test_command_ignoring_sigterm_is_killed_after_the_grace(void **state)
 {
 	const char *argv[] = { "/bin/sh", "-c", "trap '' TERM; sleep 1000", NULL };
-	struct warden_spawn_result *r = run_argv(argv, -1, 200, 200);
+	/* The timeout must leave sh time to install its trap, even on a
+	 * loaded machine or under valgrind; else SIGTERM kills it first. */
+	struct warden_spawn_result *r = run_argv(argv, -1, 1500, 200);
 
 	(void)state;
 	assert_int_equal(r->timed_out, 1);
