@@ -28,6 +28,10 @@ struct warden_command {
 /* The subcommands, one host/cli_*.c each. */
 int warden_cmd_plugins(struct warden_cli *cli, int argc, char **argv);
 int warden_cmd_config(struct warden_cli *cli, int argc, char **argv);
+int warden_cmd_session(struct warden_cli *cli, int argc, char **argv);
+int warden_cmd_mode(struct warden_cli *cli, int argc, char **argv);
+int warden_cmd_policy(struct warden_cli *cli, int argc, char **argv);
+int warden_cmd_preset(struct warden_cli *cli, int argc, char **argv);
 
 /* A jansson string for text that may not be UTF-8 (a config value, a
  * plugin's reason): bytes that would make it invalid become '?'. */

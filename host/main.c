@@ -21,6 +21,10 @@
 static const struct warden_command commands[] = {
 	{ "plugins", warden_cmd_plugins, "plugins [--json]            every configured plugin and its status" },
 	{ "config", warden_cmd_config, "config check [--json]       validate the config; summarise it" },
+	{ "session", warden_cmd_session, "session new [--cwd DIR] | show ID [--json] | state ID [--json]" },
+	{ "mode", warden_cmd_mode, "mode set MODE               the session's sandbox mode" },
+	{ "policy", warden_cmd_policy, "policy set ask|never        the session's approval policy" },
+	{ "preset", warden_cmd_preset, "preset list [--json] | select NAME | current [--json]" },
 	{ NULL, NULL, NULL },
 };
 
