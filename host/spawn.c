@@ -270,6 +270,26 @@ static void pump_stderr(int *fd, struct warden_spawn_result *r, int *copy_ok)
 	tail_add(r, buf, (size_t)n);
 }
 
+/* The same for stdout when it goes through a pipe: copied, and only its
+ * last byte kept. */
+static void pump_stdout(int *fd, struct warden_spawn_result *r, int *copy_ok)
+{
+	char buf[CHUNK];
+	ssize_t n;
+
+	n = read(*fd, buf, sizeof(buf));
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n <= 0) {
+		close_fd(fd);
+		return;
+	}
+	if (*copy_ok && write_all(STDOUT_FILENO, buf, (size_t)n) < 0)
+		*copy_ok = 0;
+	r->stdout_total += (size_t)n;
+	r->stdout_last = (unsigned char)buf[n - 1];
+}
+
 static void pump_status(int *fd, struct warden_spawn_result *r)
 {
 	char buf[1024];
@@ -424,8 +444,8 @@ static void restore(const struct saved_state *s)
 
 /* In the child, between fork and exec.  Only async-signal-safe calls. */
 static void child(const struct warden_spawn_opts *o,
-                  const struct candidates *c, int err_w, int stderr_w,
-                  int status_w)
+                  const struct candidates *c, int err_w, int stdout_w,
+                  int stderr_w, int status_w)
 {
 	struct sigaction sa;
 	sigset_t none;
@@ -444,6 +464,7 @@ static void child(const struct warden_spawn_opts *o,
 	sigprocmask(SIG_SETMASK, &none, NULL);
 
 	if (setsid() < 0 || dup2(stderr_w, STDERR_FILENO) < 0 ||
+	    (stdout_w >= 0 && dup2(stdout_w, STDOUT_FILENO) < 0) ||
 	    (o->status_fd >= 0 && dup2(status_w, o->status_fd) < 0)) {
 		e = errno;
 		goto fail;
@@ -468,11 +489,12 @@ int warden_spawn_run(const struct warden_spawn_opts *o,
 	struct candidates cand = { NULL, 0 };
 	struct saved_state saved;
 	struct children before;
-	struct pollfd pfd[3];
-	int out_i, st_i;
+	struct pollfd pfd[4];
+	int out_i, st_i, so_i;
 	sigset_t handled;
 	int err_p[2] = { -1, -1 }, out_p[2] = { -1, -1 }, st_p[2] = { -1, -1 };
-	int floor, rc = 0, copy_ok = 1, killed = 0, leader_done = 0;
+	int so_p[2] = { -1, -1 };
+	int floor, rc = 0, copy_ok = 1, so_copy_ok = 1, killed = 0, leader_done = 0;
 	int64_t start, deadline = 0, kill_at = 0, t, wait_ms;
 	long grace = o->grace_ms > 0 ? o->grace_ms : WARDEN_SPAWN_GRACE_MS;
 	unsigned char sigbuf[64];
@@ -499,6 +521,7 @@ int warden_spawn_run(const struct warden_spawn_opts *o,
 
 	floor = (o->status_fd > 2 ? o->status_fd : 2) + 1;
 	if (pipe_above(err_p, floor) < 0 || pipe_above(out_p, floor) < 0 ||
+	    (o->pipe_stdout && pipe_above(so_p, floor) < 0) ||
 	    (o->status_fd >= 0 && pipe_above(st_p, floor) < 0) ||
 	    pipe_above(signal_pipe, floor) < 0) {
 		rc = warden_error_errno(err, WARDEN_EOS, errno,
@@ -526,10 +549,11 @@ int warden_spawn_run(const struct warden_spawn_opts *o,
 		goto out_fds;
 	}
 	if (pid == 0)
-		child(o, &cand, err_p[1], out_p[1], st_p[1]);
+		child(o, &cand, err_p[1], so_p[1], out_p[1], st_p[1]);
 
 	close_fd(&err_p[1]);
 	close_fd(&out_p[1]);
+	close_fd(&so_p[1]);
 	close_fd(&st_p[1]);
 	/* EOF: exec happened (the pipe was close-on-exec); an int: it failed.
 	 * Our signals stay blocked until then, so that a forwarded signal
@@ -561,11 +585,15 @@ int warden_spawn_run(const struct warden_spawn_opts *o,
 				wait_ms = k;
 		}
 		npfd = 0;
-		out_i = st_i = -1;
+		out_i = st_i = so_i = -1;
 		pfd[npfd++] = (struct pollfd){ signal_pipe[0], POLLIN, 0 };
 		if (out_p[0] >= 0) {
 			out_i = (int)npfd;
 			pfd[npfd++] = (struct pollfd){ out_p[0], POLLIN, 0 };
+		}
+		if (so_p[0] >= 0) {
+			so_i = (int)npfd;
+			pfd[npfd++] = (struct pollfd){ so_p[0], POLLIN, 0 };
 		}
 		if (st_p[0] >= 0) {
 			st_i = (int)npfd;
@@ -593,6 +621,8 @@ int warden_spawn_run(const struct warden_spawn_opts *o,
 		}
 		if (out_i >= 0 && pfd[out_i].revents)
 			pump_stderr(&out_p[0], r, &copy_ok);
+		if (so_i >= 0 && pfd[so_i].revents)
+			pump_stdout(&so_p[0], r, &so_copy_ok);
 		if (st_i >= 0 && pfd[st_i].revents)
 			pump_status(&st_p[0], r);
 		t = now_ms();
@@ -620,6 +650,8 @@ int warden_spawn_run(const struct warden_spawn_opts *o,
 		sweep_descendants(&before);
 	while (out_p[0] >= 0)
 		pump_stderr(&out_p[0], r, &copy_ok);
+	while (so_p[0] >= 0)
+		pump_stdout(&so_p[0], r, &so_copy_ok);
 	while (st_p[0] >= 0)
 		pump_status(&st_p[0], r);
 	restore(&saved);
@@ -629,6 +661,8 @@ out_fds:
 	close_fd(&err_p[1]);
 	close_fd(&out_p[0]);
 	close_fd(&out_p[1]);
+	close_fd(&so_p[0]);
+	close_fd(&so_p[1]);
 	close_fd(&st_p[0]);
 	close_fd(&st_p[1]);
 	close_fd(&signal_pipe[0]);

@@ -13,7 +13,10 @@
  *   output    stdin and stdout are the caller's own descriptors.  stderr
  *             goes through a pipe: every byte is copied to the caller's
  *             stderr as it arrives, and the last WARDEN_SPAWN_TAIL bytes
- *             are kept for classification.
+ *             are kept for classification.  With pipe_stdout, stdout goes
+ *             through a pipe too, copied the same way, so that the caller
+ *             knows whether the output ended with a newline (a result line
+ *             printed after it must start a line of its own).
  *
  *   fds       only 0, 1, 2 reach the program, plus, when status_fd >= 3,
  *             the write end of the out-of-band status channel at exactly
@@ -55,6 +58,7 @@ struct warden_spawn_opts {
 	                             channel's write end in the program */
 	long timeout_ms;          /* 0: no timeout */
 	long grace_ms;            /* SIGTERM to SIGKILL; 0: WARDEN_SPAWN_GRACE_MS */
+	int pipe_stdout;          /* 1: stdout through a pipe (see above) */
 };
 
 struct warden_spawn_result {
@@ -68,6 +72,8 @@ struct warden_spawn_result {
 	char tail[WARDEN_SPAWN_TAIL];
 	size_t tail_len;          /* bytes in tail: the last of stderr */
 	size_t stderr_total;      /* every byte stderr carried */
+	size_t stdout_total;      /* with pipe_stdout: every byte of stdout */
+	int stdout_last;          /* with pipe_stdout: its last byte, or 0 */
 	char evidence[WARDEN_SPAWN_EVIDENCE];
 	size_t evidence_len;
 };

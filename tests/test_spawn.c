@@ -95,8 +95,8 @@ static struct warden_spawn_result *run_argv(const char *const *argv,
                                             int status_fd, long timeout_ms,
                                             long grace_ms)
 {
-	struct warden_spawn_opts o = { argv, environ, status_fd, timeout_ms,
-	                               grace_ms };
+	struct warden_spawn_opts o = { .argv = argv, .envp = environ, .status_fd = status_fd,
+	                               .timeout_ms = timeout_ms, .grace_ms = grace_ms };
 	struct warden_spawn_result *r = malloc(sizeof(*r));
 	struct warden_error err = { 0, "" };
 
@@ -232,7 +232,8 @@ static void test_environment_is_exactly_the_one_given(void **state)
 {
 	char *envp[] = { "A=1", "PATH=/usr/bin:/bin", NULL };
 	const char *argv[] = { "/usr/bin/env", NULL };
-	struct warden_spawn_opts o = { argv, envp, -1, 0, 0 };
+	struct warden_spawn_opts o = { .argv = argv, .envp = envp, .status_fd = -1,
+	                               .timeout_ms = 0, .grace_ms = 0 };
 	struct warden_spawn_result r;
 	struct warden_error err = { 0, "" };
 	struct capture c;
@@ -251,7 +252,8 @@ static void test_runner_environment_reaches_the_command_scrubbed(void **state)
 	char *given[] = { "GITHUB_TOKEN=t", "HOME=/root", "db_password=p",
 	                  "LD_PRELOAD=/x.so", "AWS_ACCESS_KEY_ID=k", NULL };
 	const char *argv[] = { "/usr/bin/env", NULL };
-	struct warden_spawn_opts o = { argv, NULL, -1, 0, 0 };
+	struct warden_spawn_opts o = { .argv = argv, .envp = NULL, .status_fd = -1,
+	                               .timeout_ms = 0, .grace_ms = 0 };
 	struct warden_spawn_result r;
 	struct warden_error err = { 0, "" };
 	struct capture c;
@@ -294,7 +296,8 @@ static void test_stderr_reaches_the_caller_while_the_command_runs(void **state)
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		struct warden_spawn_opts o = { argv, environ, -1, 0, 0 };
+		struct warden_spawn_opts o = { .argv = argv, .envp = environ, .status_fd = -1,
+		                               .timeout_ms = 0, .grace_ms = 0 };
 		struct warden_spawn_result r;
 		struct warden_error err;
 
@@ -345,6 +348,26 @@ static void test_stderr_is_copied_whole_and_the_tail_keeps_the_last_bytes(void *
 	free(r);
 }
 
+static void test_piped_stdout_is_copied_whole_and_its_last_byte_known(void **state)
+{
+	const char *argv[] = { "/bin/sh", "-c", "echo one; printf two", NULL };
+	struct warden_spawn_opts o = { .argv = argv, .envp = environ, .status_fd = -1,
+	                               .timeout_ms = 0, .grace_ms = 0, .pipe_stdout = 1 };
+	struct warden_spawn_result r;
+	struct warden_error err = { 0, "" };
+	struct capture c;
+	char *out;
+
+	(void)state;
+	capture_begin(&c, STDOUT_FILENO, "piped");
+	assert_int_equal(warden_spawn_run(&o, &r, &err), 0);
+	out = capture_end(&c, NULL);
+	assert_string_equal(out, "one\ntwo");
+	assert_int_equal(r.stdout_total, 7);
+	assert_int_equal(r.stdout_last, 'o');
+	free(out);
+}
+
 /* -------------------------------------------------------- descriptors */
 
 static void test_only_stdio_reaches_the_command(void **state)
@@ -388,7 +411,8 @@ static void test_status_fd_reaches_the_command_at_its_number_and_is_read(void **
 static void test_status_fd_below_three_is_refused(void **state)
 {
 	const char *argv[] = { "/bin/true", NULL };
-	struct warden_spawn_opts o = { argv, environ, 2, 0, 0 };
+	struct warden_spawn_opts o = { .argv = argv, .envp = environ, .status_fd = 2,
+	                               .timeout_ms = 0, .grace_ms = 0 };
 	struct warden_spawn_result r;
 	struct warden_error err = { 0, "" };
 
@@ -443,7 +467,8 @@ static int signal_spawner(const char *script, int sig, int want_signal,
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		struct warden_spawn_opts o = { argv, environ, -1, 0, 200 };
+		struct warden_spawn_opts o = { .argv = argv, .envp = environ, .status_fd = -1,
+		                               .timeout_ms = 0, .grace_ms = 200 };
 		struct warden_spawn_result r;
 		struct warden_error err;
 
@@ -483,6 +508,13 @@ static void test_sigint_to_the_host_is_forwarded_to_the_command(void **state)
 	(void)state;
 	assert_int_equal(signal_spawner("echo ready >&2; exec sleep 1000",
 	                                SIGINT, SIGINT, 0, SIGINT), 0);
+}
+
+static void test_forwarded_signal_the_command_ignores_is_followed_by_sigkill(void **state)
+{
+	(void)state;
+	assert_int_equal(signal_spawner("trap '' TERM; echo ready >&2; sleep 1000",
+	                                SIGTERM, SIGTERM, 0, SIGKILL), 0);
 }
 
 static void test_background_leftover_is_killed_when_the_command_exits(void **state)
@@ -530,6 +562,7 @@ int main(void)
 		cmocka_unit_test(test_runner_environment_reaches_the_command_scrubbed),
 		cmocka_unit_test(test_stderr_reaches_the_caller_while_the_command_runs),
 		cmocka_unit_test(test_stderr_is_copied_whole_and_the_tail_keeps_the_last_bytes),
+		cmocka_unit_test(test_piped_stdout_is_copied_whole_and_its_last_byte_known),
 		cmocka_unit_test(test_only_stdio_reaches_the_command),
 		cmocka_unit_test(test_status_fd_reaches_the_command_at_its_number_and_is_read),
 		cmocka_unit_test(test_status_fd_below_three_is_refused),
@@ -537,6 +570,7 @@ int main(void)
 		cmocka_unit_test(test_command_ignoring_sigterm_is_killed_after_the_grace),
 		cmocka_unit_test(test_sigterm_to_the_host_is_forwarded_to_the_command),
 		cmocka_unit_test(test_sigint_to_the_host_is_forwarded_to_the_command),
+		cmocka_unit_test(test_forwarded_signal_the_command_ignores_is_followed_by_sigkill),
 		cmocka_unit_test(test_background_leftover_is_killed_when_the_command_exits),
 		cmocka_unit_test(test_descendant_that_left_the_group_is_killed_too),
 	};
