@@ -111,6 +111,13 @@ static int probe_ro(const struct robwrap *r, char *detail, size_t len)
 		         "path)", r->path);
 		return 1;
 	}
+	/* A runner someone else can rewrite is no runner. */
+	if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0 ||
+	    (st.st_uid != 0 && st.st_uid != geteuid())) {
+		snprintf(detail, len, "%s is writable by others or owned by "
+		         "another user: refused", r->path);
+		return 1;
+	}
 	argv[n++] = r->path;
 	for (i = 0; i < N_RO_FLAGS; i++)
 		argv[n++] = ro_flags[i];
