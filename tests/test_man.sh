@@ -41,7 +41,9 @@ subsections() {
 	awk -v want="$2" '
 		/^\.S[HS]/ {
 			t = $0; sub(/^\.S[HS] */, "", t); gsub(/["\[\]]/, "", t)
-			split(t, w, " "); on = ($1 == ".SS" && w[1] == want); next
+			split(t, w, " "); on = ($1 == ".SS" && w[1] == want)
+			if (on) print t
+			next
 		}
 		on { print }' "$1"
 }
@@ -51,7 +53,11 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$WARDEN" --help >"$tmp/help" || bad "warden --help failed"
 sed -n '/^commands:/,/^$/s/^  warden //p' "$tmp/help" >"$tmp/cmds"
-while read -r cmd rest; do
+# Each line is "SYNOPSIS   description": the synopsis ends at two spaces.
+while IFS= read -r line; do
+	syn=${line%%  *}
+	cmd=${syn%% *}
+	rest=${syn#"$cmd"}
 	[ -n "$cmd" ] || continue
 	text=$(subsections "$man1" "$cmd")
 	if [ -z "$text" ]; then
