@@ -12,41 +12,23 @@ fail=0
 bad() { echo "FAIL: $*"; fail=1; }
 ok() { echo "ok: $*"; }
 
-# The loader refuses plugins under a directory writable by group or
-# others (sticky /tmp included), so the stage lives in the build tree.
-work=$(mktemp -d "$top_builddir/tests/plugin-examples.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-stage=$work/stage
-
-# --- 1. install into the stage
-if ! make -C "$top_builddir" install DESTDIR="$stage" >"$work/install.log" 2>&1; then
-	tail -20 "$work/install.log"
-	echo "FAIL: make install DESTDIR=$stage"
-	exit 1
-fi
-pc=$(find "$stage" -name warden-plugin.pc)
-warden=$(find "$stage" -path '*/bin/warden' -type f)
-[ -n "$pc" ] || { echo "FAIL: no warden-plugin.pc installed"; exit 1; }
-[ -n "$warden" ] || { echo "FAIL: no bin/warden installed"; exit 1; }
+# --- 1. install into a staging prefix
+. "$top_srcdir/tests/docs_stage.sh"
 find "$stage" -path '*/include/warden/plugin.h' | grep -q . ||
 	bad "warden/plugin.h is not installed"
+for t in allowtool robwrap; do
+	[ -f "$examples/$t.c" ] || bad "$t.c is not installed in $examples"
+done
 
-# Only the staged prefix: PKG_CONFIG_LIBDIR hides every system .pc file.
-PKG_CONFIG_LIBDIR=$(dirname "$pc")
-PKG_CONFIG_SYSROOT_DIR=$stage
-export PKG_CONFIG_LIBDIR PKG_CONFIG_SYSROOT_DIR
-unset PKG_CONFIG_PATH
 cflags=$(pkg-config --cflags warden-plugin) || { echo "FAIL: pkg-config"; exit 1; }
 case $cflags in
 *"-I$stage/"*) ok "pkg-config points at the staged headers" ;;
 *) bad "pkg-config --cflags warden-plugin gave '$cflags', not the stage" ;;
 esac
-plugindir=$(pkg-config --variable=plugindir warden-plugin)
-case $plugindir in "$stage"/*) ;; *) plugindir=$stage$plugindir ;; esac
 
 # --- 2. build the templates with exactly the documented command
 for t in allowtool robwrap; do
-	src=$top_srcdir/plugin-api/examples/$t.c
+	src=$examples/$t.c
 	# shellcheck disable=SC2086
 	if ! cc -shared -fPIC $cflags -o "$work/$t.so" "$src" >"$work/$t.cc" 2>&1; then
 		cat "$work/$t.cc"
