@@ -57,6 +57,8 @@ static const char *const answerer_keys[] = {
 	"plugin", "isolation", "timeout_ms", NULL,
 };
 #define HOST_KEYS_MAX 10
+_Static_assert(sizeof(warden_keys) / sizeof(warden_keys[0]) <= HOST_KEYS_MAX + 1,
+               "key_line[] must hold every [warden] key");
 
 struct parser {
 	const char *file;          /* for messages */

@@ -26,6 +26,9 @@ prefix=$(dirname "$(dirname "$bin")")
 [ -f "$prefix/etc/warden/warden.ini" ] || fail "no etc/warden/warden.ini"
 cmp -s "$prefix/etc/warden/warden.ini" "$top_srcdir/conf/warden.ini" ||
 	fail "installed warden.ini differs from conf/warden.ini"
+for page in man1/warden.1 man5/warden.ini.5 man7/warden-plugin.7; do
+	[ -f "$prefix/share/man/$page" ] || fail "no share/man/$page"
+done
 plugins="$prefix/lib/warden/plugins"
 [ -d "$plugins" ] || fail "no lib/warden/plugins"
 if find "$dest" -name '*.la' | grep -q .; then
