@@ -97,6 +97,27 @@ static int check_trust(struct warden_loaded *out, const char *what,
 	return 0;
 }
 
+/* The entry of `file` right below the sticky directory ending at
+ * `slash`: when it is a symlink, its owner must be trusted. */
+static int check_sticky_child(struct warden_loaded *out, const char *file,
+                              const char *slash)
+{
+	char child[PATH_MAX];
+	const char *end = strchr(slash + 1, '/');
+	struct stat st;
+	size_t n = end != NULL ? (size_t)(end - file) : strlen(file);
+
+	if (n >= sizeof(child))
+		return set_status(out, WARDEN_LOAD_MALFORMED, "path too long");
+	memcpy(child, file, n);
+	child[n] = '\0';
+	if (lstat(child, &st) < 0 || !S_ISLNK(st.st_mode) || trusted_owner(st.st_uid))
+		return 0; /* a missing entry is reported by the next stat() */
+	return set_status(out, WARDEN_LOAD_MALFORMED, "refused: symlink %s in a "
+	                  "sticky directory is owned by uid %u, neither root "
+	                  "nor you", child, (unsigned)st.st_uid);
+}
+
 /* Every directory from / down to the one holding `file` (lexical
  * prefixes, each stat()ed as the kernel resolves it). */
 static int check_dirs(struct warden_loaded *out, const char *file)
@@ -119,7 +140,11 @@ static int check_dirs(struct warden_loaded *out, const char *file)
 		next = strchr(slash + 1, '/');
 		if (next != NULL && (st.st_mode & S_ISVTX) &&
 		    trusted_owner(st.st_uid)) {
-			/* sticky ancestor: its child entry is checked next */
+			/* Sticky ancestor: its child entry is checked next, as
+			 * the directory it leads to; but a stranger's symlink
+			 * there is the stranger's to repoint. */
+			if (check_sticky_child(out, file, slash) < 0)
+				return -out->status;
 		} else if (check_trust(out, "directory", prefix, &st) < 0) {
 			return -out->status;
 		}

@@ -4,8 +4,10 @@
  * A bare plugin name resolves only inside plugin_dir (as NAME.so); a name
  * with '/' must be absolute.  Symlinks are followed and the resolved file
  * is what is loaded.  Refused (malformed): the file, or any directory on
- * the configured or the resolved path, writable by group/others (sticky
- * ones included) or owned by anyone but root or the invoking user.  Every
+ * the configured or the resolved path, writable by group/others or owned
+ * by anyone but root or the invoking user.  A sticky ancestor (like /tmp)
+ * is excused, never the plugin's own directory; a stranger's symlink right
+ * below a sticky directory is refused.  Every
  * problem becomes a status with a one-line reason; the host goes on.
  *
  * dlopen() runs a plugin's constructors, and open() is plugin code: a

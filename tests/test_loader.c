@@ -382,6 +382,24 @@ static void test_sticky_ancestor_is_excused_but_its_child_is_checked(void **stat
 	         "uid 4242, neither root nor you", dir);
 	expect(cfg, "a", 1, WARDEN_LOAD_MALFORMED, reason);
 
+	/* A stranger's symlink in the sticky directory is theirs to repoint,
+	 * even when it points somewhere trusted today. */
+	{
+		char link[PATH_MAX];
+		struct warden_config *via;
+
+		xsnprintf(link, sizeof(link), "%s/link", sticky);
+		assert_int_equal(chown(dir, 0, 0), 0);
+		assert_int_equal(symlink(dir, link), 0);
+		via = zoo_config(link, "[answerer a]\nplugin = zoo_answerer\n");
+		expect(via, "a", 0, WARDEN_LOAD_LOADED, "");
+		assert_int_equal(lchown(link, 4242, 4242), 0);
+		xsnprintf(reason, sizeof(reason), "refused: symlink %s in a sticky "
+		          "directory is owned by uid 4242, neither root nor you", link);
+		expect(via, "a", 0, WARDEN_LOAD_MALFORMED, reason);
+		warden_config_free(via);
+	}
+
 	/* Without the sticky bit the ancestor itself is refused. */
 	assert_int_equal(chown(dir, 0, 0), 0);
 	assert_int_equal(chmod(sticky, 0777), 0);
