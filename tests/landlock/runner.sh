@@ -16,6 +16,15 @@ abi=[3-9]\ enforcement=full) ok "probe: $probe" ;;
 *) fail "probe: '$probe', want abi>=3 enforcement=full on this kernel" ;;
 esac
 
+# The deterministic partial-ABI fake must print exactly the notice the
+# real runner carries (and that the backend's rule removes).
+fake_notice=$(sed -n "s/^notice='\\(.*\\)'\$/\\1/p" "$top_srcdir/tests/landlock/fake-partial-runner")
+if [ -n "$fake_notice" ] && grep -qaF "$fake_notice" "$RUNNER"; then
+	ok "the fake runner's notice is the real runner's"
+else
+	fail "the fake runner's notice '$fake_notice' is not in $RUNNER"
+fi
+
 ln -s ../outside/file "$T/ws/pre-link"
 
 # run MODE CMD...: the runner with the mode's arguments.

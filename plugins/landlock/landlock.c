@@ -1,0 +1,427 @@
+/*
+ * landlock.c — the Landlock sandbox backend (DESIGN §2 "Backends shipped").
+ *
+ * confine() wraps an exact argv as
+ *
+ *   RUNNER [--status-fd N] [--rw ROOT] -- ARGV...
+ *
+ * where RUNNER is warden-landlock-run (runner.h, warden-landlock-run.c):
+ * read and execute everywhere, writes only under ROOT (workspace-write) and
+ * to /dev/null, no capability, no_new_privs, no controlling terminal, no
+ * descriptor above 2, then exec.  The status fd is close-on-exec in the
+ * runner, so the command never holds it: the pipe reaches EOF empty exactly
+ * when exec() happened (WARDEN_EVIDENCE_EXEC_PIPE).
+ *
+ * What each mode honestly gets:
+ *   read-only        `full` on a kernel with Landlock ABI >= 3: Landlock
+ *                    refuses every write, truncate, create, remove, rename
+ *                    and link; the runner's seccomp guard refuses chmod,
+ *                    chown, utime, xattr and inode-flag changes everywhere.
+ *                    ABI 1-2 is `partial`: truncate(2) is not governed.
+ *   workspace-write  always `partial`: a seccomp filter sees no paths, so
+ *                    the guard cannot refuse metadata changes outside the
+ *                    root without refusing them inside it too (chmod +x in
+ *                    the workspace is ordinary work); Landlock itself does
+ *                    not govern them.  No temp area is promised: Landlock
+ *                    cannot make a private /tmp and the host's /tmp is not
+ *                    granted, so the root is the only writable place
+ *                    (point TMPDIR into it when a command needs one).
+ *
+ * Config keys ([backend NAME] with plugin = landlock):
+ *   runner   the runner binary, absolute (default: LIBEXEC/warden-landlock-run
+ *            from the host's libexec directory).  Refused when it is not a
+ *            regular executable file, when others can write it, or, at
+ *            confine time, when it lies inside the workspace root.
+ *
+ * probe() runs `RUNNER --probe` for real (killed after 5 s): the runner
+ * confines a child exactly as a read-only run would and prints
+ * "abi=N enforcement=full|partial" (runner.h).  The result is kept for the
+ * instance: it does not depend on the mode.
+ */
+#include "config.h"
+
+#include "runner.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <warden/plugin.h>
+
+#define PROBE_TIMEOUT_MS 5000
+
+#define DETAIL_METADATA                                                     \
+	"metadata changes (chmod, chown, utime, xattr) outside the root are " \
+	"not governed"
+#define DETAIL_NO_TMP "no private /tmp: only the root is writable"
+#define DETAIL_TRUNCATE "truncate outside the writable roots is not governed"
+
+struct landlock {
+	char runner[PATH_MAX];
+	int probed;             /* 1 once RUNNER --probe ran */
+	int abi;                /* its answer, when usable */
+	int abi_full;           /* 1: enforcement=full */
+	char why[256];          /* why it is unusable, when abi == 0 */
+};
+
+static void landlock_close(void *state)
+{
+	free(state);
+}
+
+static void *landlock_open(const struct warden_open_args *args, char *err,
+                           size_t errlen)
+{
+	struct landlock *l = calloc(1, sizeof(*l));
+	const char *dir = args->libexec_dir != NULL ? args->libexec_dir
+	                                            : WARDEN_LIBEXEC_DIR;
+	size_t i;
+
+	if (l == NULL) {
+		WARDEN_PLUGIN_ERR(err, errlen, "out of memory");
+		return NULL;
+	}
+	if ((size_t)snprintf(l->runner, sizeof(l->runner), "%s/%s", dir,
+	                     WARDEN_LANDLOCK_RUNNER_NAME) >= sizeof(l->runner)) {
+		WARDEN_PLUGIN_ERR(err, errlen, "libexec directory path too long");
+		goto fail;
+	}
+	for (i = 0; i < args->kv_count; i++) {
+		const struct warden_kv *kv = &args->kv[i];
+
+		if (strcmp(kv->key, "runner") != 0) {
+			WARDEN_PLUGIN_ERR(err, errlen,
+			                  "line %u: unknown key '%s' (landlock knows: runner)",
+			                  kv->line, kv->key);
+			goto fail;
+		}
+		if (kv->value[0] != '/' || strlen(kv->value) >= sizeof(l->runner)) {
+			WARDEN_PLUGIN_ERR(err, errlen,
+			                  "line %u: runner: '%s' must be the absolute path of warden-landlock-run (e.g. %s/%s)",
+			                  kv->line, kv->value, WARDEN_LIBEXEC_DIR,
+			                  WARDEN_LANDLOCK_RUNNER_NAME);
+			goto fail;
+		}
+		snprintf(l->runner, sizeof(l->runner), "%s", kv->value);
+	}
+	return l;
+fail:
+	free(l);
+	return NULL;
+}
+
+/* ------------------------------------------------------------ probe */
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Runs RUNNER --probe, stdout and stderr into one pipe, for at most
+ * PROBE_TIMEOUT_MS.  Returns 0 with the exit status in *status and the
+ * first output line in line, or -1 with what went wrong in line. */
+static int run_probe(const char *runner, int *status, char *line, size_t linelen)
+{
+	char buf[512];
+	size_t have = 0;
+	long deadline = now_ms() + PROBE_TIMEOUT_MS;
+	int fds[2], timed_out = 0;
+	pid_t pid;
+
+	if (pipe2(fds, O_CLOEXEC) < 0) {
+		snprintf(line, linelen, "pipe: %s", strerror(errno));
+		return -1;
+	}
+	pid = fork();
+	if (pid < 0) {
+		snprintf(line, linelen, "fork: %s", strerror(errno));
+		close(fds[0]);
+		close(fds[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		int nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+		if (nul < 0 || dup2(nul, 0) < 0 || dup2(fds[1], 1) < 0 ||
+		    dup2(fds[1], 2) < 0)
+			_exit(127);
+		execl(runner, runner, "--probe", (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	for (;;) {
+		struct pollfd pfd = { fds[0], POLLIN, 0 };
+		long left = deadline - now_ms();
+		ssize_t n;
+		int r;
+
+		if (left <= 0) {
+			timed_out = 1;
+			break;
+		}
+		r = poll(&pfd, 1, (int)left);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			timed_out = r == 0;
+			break;
+		}
+		n = read(fds[0], buf + have, sizeof(buf) - 1 - have);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		have += (size_t)n;
+		if (have == sizeof(buf) - 1)
+			break; /* the first line is all that counts */
+	}
+	close(fds[0]);
+	if (timed_out)
+		kill(pid, SIGKILL);
+	while (waitpid(pid, status, 0) < 0)
+		if (errno != EINTR) {
+			snprintf(line, linelen, "waitpid: %s", strerror(errno));
+			return -1;
+		}
+	if (timed_out) {
+		snprintf(line, linelen, "%.150s --probe did not finish within %d s (killed)",
+		         runner, PROBE_TIMEOUT_MS / 1000);
+		return -1;
+	}
+	buf[have] = '\0';
+	snprintf(line, linelen, "%.*s", (int)strcspn(buf, "\n"), buf);
+	return 0;
+}
+
+/* A runner must be a regular executable only root or we can write. */
+static int runner_trusted(const char *runner, char *why, size_t whylen)
+{
+	struct stat st;
+
+	if (stat(runner, &st) < 0) {
+		snprintf(why, whylen, "%.150s: %s (install warden or set runner)",
+		         runner, strerror(errno));
+		return 0;
+	}
+	if (!S_ISREG(st.st_mode) || access(runner, X_OK) < 0) {
+		snprintf(why, whylen, "%.150s: not an executable file", runner);
+		return 0;
+	}
+	if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0 ||
+	    (st.st_uid != 0 && st.st_uid != geteuid())) {
+		snprintf(why, whylen,
+		         "%.150s: writable by others or owned by another user: refused",
+		         runner);
+		return 0;
+	}
+	return 1;
+}
+
+static void probe_runner(struct landlock *l)
+{
+	char line[200], full[16], check[256];
+	int status = 0, abi = 0;
+
+	l->probed = 1;
+	l->abi = 0;
+	if (!runner_trusted(l->runner, l->why, sizeof(l->why)))
+		return;
+	if (run_probe(l->runner, &status, line, sizeof(line)) < 0) {
+		snprintf(l->why, sizeof(l->why), "%s", line);
+		return;
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		if (WIFSIGNALED(status))
+			snprintf(l->why, sizeof(l->why), "%.150s --probe: killed by signal %d",
+			         l->runner, WTERMSIG(status));
+		else
+			snprintf(l->why, sizeof(l->why), "%s",
+			         line[0] ? line : "runner --probe failed without a reason");
+		return;
+	}
+	/* Exactly the documented line, nothing more. */
+	if (sscanf(line, "abi=%d enforcement=%15s", &abi, full) != 2 || abi < 1 ||
+	    (strcmp(full, "full") != 0 && strcmp(full, "partial") != 0) ||
+	    snprintf(check, sizeof(check), WARDEN_LANDLOCK_PROBE_FORMAT, abi, full) < 0 ||
+	    strcmp(check, line) != 0) {
+		snprintf(l->why, sizeof(l->why), "%.150s --probe: unexpected answer '%.30s'",
+		         l->runner, line);
+		return;
+	}
+	l->abi = abi;
+	l->abi_full = strcmp(full, "full") == 0;
+}
+
+/* Enforcement and its detail for mode, from the probe's facts. */
+static int mode_facts(const struct landlock *l, int mode, char *detail,
+                      size_t detlen)
+{
+	if (mode == WARDEN_MODE_READ_ONLY) {
+		if (l->abi_full) {
+			snprintf(detail, detlen,
+			         "landlock ABI %d; chmod, chown, utime and xattr refused by a seccomp guard",
+			         l->abi);
+			return WARDEN_ENFORCEMENT_FULL;
+		}
+		snprintf(detail, detlen, "landlock ABI %d: " DETAIL_TRUNCATE, l->abi);
+		return WARDEN_ENFORCEMENT_PARTIAL;
+	}
+	if (l->abi_full)
+		snprintf(detail, detlen, DETAIL_METADATA "; " DETAIL_NO_TMP);
+	else
+		snprintf(detail, detlen,
+		         DETAIL_METADATA "; landlock ABI %d: " DETAIL_TRUNCATE "; " DETAIL_NO_TMP,
+		         l->abi);
+	return WARDEN_ENFORCEMENT_PARTIAL;
+}
+
+static int landlock_probe(void *state, int mode, struct warden_probe *out)
+{
+	struct landlock *l = state;
+
+	memset(out, 0, sizeof(*out));
+	if (mode != WARDEN_MODE_READ_ONLY && mode != WARDEN_MODE_WORKSPACE_WRITE) {
+		snprintf(out->detail, sizeof(out->detail), "unknown mode %d", mode);
+		return -1;
+	}
+	if (!l->probed)
+		probe_runner(l);
+	if (l->abi == 0) {
+		snprintf(out->detail, sizeof(out->detail), "%s", l->why);
+		return 0;
+	}
+	out->usable = 1;
+	out->privilege_dropped = 1;
+	out->enforcement = mode_facts(l, mode, out->detail, sizeof(out->detail));
+	return 0;
+}
+
+/* ----------------------------------------------------------- confine */
+
+/* Is path equal to root or below it?  Both are resolved. */
+static int inside(const char *path, const char *root)
+{
+	size_t n = strlen(root);
+
+	if (strcmp(root, "/") == 0)
+		return 1;
+	return strncmp(path, root, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+static int landlock_confine(void *state, const char *const *argv, size_t argc,
+                            const struct warden_policy *policy,
+                            struct warden_confine_out *out, char *err,
+                            size_t errlen)
+{
+	struct landlock *l = state;
+	const char *root = policy->workspace_root;
+	char real_runner[PATH_MAX], fdbuf[16];
+	size_t i;
+	int ws = policy->mode == WARDEN_MODE_WORKSPACE_WRITE;
+
+	if (policy->mode != WARDEN_MODE_READ_ONLY && !ws) {
+		WARDEN_PLUGIN_ERR(err, errlen, "landlock: mode %d is not a confining mode",
+		                  policy->mode);
+		return -1;
+	}
+	if (!l->probed || l->abi == 0) {
+		WARDEN_PLUGIN_ERR(err, errlen, "landlock: not usable (probe first)");
+		return -1;
+	}
+	if (root == NULL || root[0] != '/') {
+		WARDEN_PLUGIN_ERR(err, errlen, "landlock: the workspace root must be absolute");
+		return -1;
+	}
+	if (argc == 0 || argv[0] == NULL || argv[0][0] == '\0') {
+		WARDEN_PLUGIN_ERR(err, errlen, "landlock: empty command");
+		return -1;
+	}
+	/* A runner the command could have rewritten is no runner. */
+	if (realpath(l->runner, real_runner) == NULL) {
+		WARDEN_PLUGIN_ERR(err, errlen, "landlock: %s: %s", l->runner,
+		                  strerror(errno));
+		return -1;
+	}
+	if (inside(real_runner, root)) {
+		WARDEN_PLUGIN_ERR(err, errlen,
+		                  "landlock: %s lies inside the workspace root %s: refused (set runner to an installed binary)",
+		                  l->runner, root);
+		return -1;
+	}
+
+	out->enforcement = mode_facts(l, policy->mode, out->detail,
+	                              sizeof(out->detail));
+	out->privilege_dropped = 1;
+	out->evidence = WARDEN_EVIDENCE_NONE;
+	if (out->push_arg(out->sink, l->runner) < 0)
+		goto oom;
+	if (policy->status_fd >= 0) {
+		snprintf(fdbuf, sizeof(fdbuf), "%d", policy->status_fd);
+		if (out->push_arg(out->sink, "--status-fd") < 0 ||
+		    out->push_arg(out->sink, fdbuf) < 0)
+			goto oom;
+		out->evidence = WARDEN_EVIDENCE_EXEC_PIPE;
+	}
+	if (ws && (out->push_arg(out->sink, "--rw") < 0 ||
+	           out->push_arg(out->sink, root) < 0))
+		goto oom;
+	if (out->push_arg(out->sink, "--") < 0)
+		goto oom;
+	for (i = 0; i < argc; i++)
+		if (out->push_arg(out->sink, argv[i]) < 0)
+			goto oom;
+	if (ws && out->push_writable_root(out->sink, root) < 0)
+		goto oom;
+	return 0;
+oom:
+	WARDEN_PLUGIN_ERR(err, errlen, "landlock: out of memory");
+	return -1;
+}
+
+/* ------------------------------------------------------------ tables */
+
+static const char *const denial_signatures[] = { "Permission denied" };
+
+static const int runner_exit_codes[] = { WARDEN_LANDLOCK_RUNNER_EXIT };
+static const char *const runner_fatal[] = { WARDEN_LANDLOCK_FATAL_PREFIX };
+static const char *const runner_notices[] = {
+	WARDEN_LANDLOCK_NOTICE_ABI1,
+	WARDEN_LANDLOCK_NOTICE_ABI2,
+};
+static const struct warden_runner_rule runner_rules[] = {
+	{
+		.exit_codes = runner_exit_codes,
+		.n_exit_codes = 1,
+		.fatal_signatures = runner_fatal,
+		.n_fatal_signatures = 1,
+		.informational_lines = runner_notices,
+		.n_informational_lines = 2,
+	},
+};
+
+WARDEN_PLUGIN_EXPORT const struct warden_plugin warden_plugin = {
+	WARDEN_PLUGIN_HEADER_INIT(WARDEN_PLUGIN_BACKEND),
+	.name = "landlock",
+	.version = PACKAGE_VERSION,
+	.description = "Landlock: writes only under the root and /dev/null, no capabilities, metadata guard",
+	.open = landlock_open,
+	.close = landlock_close,
+	.probe = landlock_probe,
+	.confine = landlock_confine,
+	.denial_signatures = denial_signatures,
+	.n_denial_signatures = 1,
+	.runner_rules = runner_rules,
+	.n_runner_rules = 1,
+};
