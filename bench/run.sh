@@ -1,0 +1,73 @@
+#!/bin/sh
+# bench/run.sh TOP_BUILDDIR — `make bench`: every figure of BENCHMARKS.md,
+# each beside a baseline measured in the same run.  Output: one table,
+#   figure  median  min  max  unit  baseline  ratio  target
+# Whole-process figures come from bench/bench_exec (fork/exec/wait4, 7
+# rounds); in-process ones from bench/bench_host.  Nothing here fails on a
+# slow figure: the numbers are reported, BENCHMARKS.md judges them.
+set -eu
+top=${1:?usage: bench/run.sh TOP_BUILDDIR}
+W="$top/warden"
+X="$top/bench/bench_exec"
+N=${BENCH_RUNS:-200}
+
+scratch=$(mktemp -d "$top/bench/run-XXXXXX")
+trap 'rm -rf "$scratch"' EXIT
+chmod 755 "$scratch"
+mkdir "$scratch/ws"
+
+conf() { # conf NAME BACKEND-SECTION...
+	f="$scratch/$1.ini"; shift
+	{
+		printf '[warden]\nstate_dir = %s/state\ndurability = none\n' "$scratch"
+		printf 'workspace_root = %s/ws\ndefault_mode = workspace-write\n' "$scratch"
+		for b in "$@"; do
+			case $b in
+			bwrap) printf '[backend bwrap]\nplugin = %s/plugins/bwrap/.libs/bwrap.so\n' "$top" ;;
+			landlock) printf '[backend landlock]\nplugin = %s/plugins/landlock/.libs/landlock.so\nrunner = %s/plugins/landlock/warden-landlock-run\n' "$top" "$top" ;;
+			esac
+		done
+	} >"$f"
+	echo "$f"
+}
+
+row() { # row NAME UNIT TARGET "median min max rss" BASELINE-MEDIAN
+	set -- "$1" "$2" "$3" $4 "$5"
+	awk -v n="$1" -v u="$2" -v t="$3" -v m="$4" -v lo="$5" -v hi="$6" -v b="$8" \
+		'BEGIN { printf "%s\t%.1f\t%.1f\t%.1f\t%s\t%.1f\t%.2f\t%s\n", n, m, lo, hi, u, b, (b > 0 ? m / b : 0), t }'
+}
+
+printf 'figure\tmedian\tmin\tmax\tunit\tbaseline\tratio\ttarget\n'
+
+# --- whole process: warden run -- /bin/true ---------------------------
+cb=$(conf bwrap bwrap)
+cl=$(conf landlock landlock)
+cd "$scratch/ws"
+
+# The same bwrap profile warden run uses, invoked directly.
+"$W" --config "$cb" confine --mode workspace-write -- /bin/true >"$scratch/bwrap.argv"
+set --
+while IFS= read -r a; do set -- "$@" "$a"; done <"$scratch/bwrap.argv"
+direct=$("$X" "$N" "$@")
+bare=$("$X" "$N" /bin/true)
+wb=$("$X" "$N" "$W" --config "$cb" run -- /bin/true)
+wl=$("$X" "$N" "$W" --config "$cl" run -- /bin/true)
+row run-bwrap-vs-direct-bwrap us "<= 1.2x" "$wb" "$(echo "$direct" | cut -f1)"
+row run-landlock-vs-bare-exec us "<= 2x" "$wl" "$(echo "$bare" | cut -f1)"
+
+# Peak RSS (KiB): warden run and what it waited for, vs the command alone.
+rss() { echo "$1" | cut -f4; }
+for pair in "run-bwrap-peak-rss:$wb" "run-landlock-peak-rss:$wl"; do
+	name=${pair%%:*}; m=$(rss "${pair#*:}"); b=$(rss "$bare")
+	printf '%s\t%d\t%d\t%d\tKiB\t%d\t%.2f\t%s\n' "$name" "$m" "$m" "$m" "$b" \
+		"$(awk -v m="$m" -v b="$b" 'BEGIN { print m / b }')" \
+		"<= 4096 KiB above the command ($((m - b)) above)"
+done
+
+# Start-up as a whole process: `warden config check` (parse + load every
+# plugin of the shipped backends) vs a bare exec.
+wc=$("$X" "$N" "$W" --config "$cb" plugins)
+row plugins-process us "report" "$wc" "$(echo "$bare" | cut -f1)"
+
+# --- in process --------------------------------------------------------
+"$top/bench/bench_host" "$top"
