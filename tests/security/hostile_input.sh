@@ -1,0 +1,135 @@
+#!/bin/sh
+# hostile_input.sh — hostile input through the real command line: session
+# ids that try to be paths, plugin names that try to leave plugin_dir, a
+# plugin swapped for a symlink, world-writable plugin dirs and configs,
+# oversized lines and values, NUL and invalid UTF-8.  Each is refused with
+# a clear message and exit code, and changes nothing: the session logs and
+# the state directory are byte-for-byte what they were.
+set -eu
+: "${WARDEN:?run by make check}" "${top_builddir:?run by make check}"
+
+zoo="$top_builddir/tests/zoo/.libs"
+dir=$(mktemp -d "$top_builddir/tests/security/hostile-XXXXXX")
+trap 'chmod -R u+w "$dir" 2>/dev/null; rm -rf "$dir"' EXIT
+chmod 755 "$dir"
+unset WARDEN_CONFIG WARDEN_SESSION
+export XDG_CONFIG_HOME="$dir/xdg" XDG_STATE_HOME="$dir/state"
+PY=/usr/bin/python3
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+# expect CODE PATTERN CMD...: exit status CODE, stderr matching PATTERN
+expect() {
+	code=$1 pat=$2; shift 2
+	st=0; "$@" >"$dir/out" 2>"$dir/err" || st=$?
+	[ "$st" -eq "$code" ] || { cat "$dir/out" "$dir/err" >&2; fail "exit $st, not $code: $*"; }
+	grep -qE -- "$pat" "$dir/err" || { cat "$dir/err" >&2; fail "stderr lacks /$pat/: $*"; }
+	[ "$(wc -l <"$dir/err")" -le 3 ] || { cat "$dir/err" >&2; fail "more than 3 error lines: $*"; }
+}
+snapshot() { (cd "$dir" && find state -type f -exec sha256sum {} + 2>/dev/null | sort; \
+	find state 2>/dev/null | sort) >"$dir/$1"; }
+unchanged() { snapshot after; cmp -s "$dir/before" "$dir/after" ||
+	{ diff "$dir/before" "$dir/after" >&2; fail "state changed: $1"; }; }
+
+mkdir -p "$dir/ws"
+id=$("$WARDEN" session new --cwd "$dir/ws" | tail -n 1)
+"$WARDEN" --session "$id" mode set read-only >/dev/null
+snapshot before
+
+# --- session ids that try to be paths -----------------------------------
+for bad in "../$id" "a/b" "/etc/passwd" ".." "." "" "$(printf 'a\nb')" \
+           "$(printf 'x%.0s' $(seq 1 129))" "id with space" "-rf"; do
+	expect 64 "session" "$WARDEN" --session "$bad" mode set workspace-write
+	expect 64 "session" "$WARDEN" session show "$bad"
+done
+# The environment is as hostile as the option.
+WARDEN_SESSION="../../etc" expect 64 "session id" "$WARDEN" policy set never
+expect 64 "session id" "$WARDEN" --session "$($PY -c 'import sys; sys.stdout.buffer.write(b"\xff\xfe")')" mode set read-only
+unchanged "bad session ids"
+
+# A damaged log is refused by every caller, and the damage stays as it was.
+log=$(find "$dir/state" -name "$id.jsonl")
+cp "$log" "$dir/log.orig"
+{ head -n 1 "$dir/log.orig"; printf '{"seq":2,"time":"x","type":"sandbox/mode"}\n'; \
+  tail -n +3 "$dir/log.orig"; } >"$log"
+snapshot before
+expect 65 "line 2" "$WARDEN" --session "$id" mode set workspace-write
+expect 65 "line 2" "$WARDEN" session state "$id"
+unchanged "damaged log"
+cp "$dir/log.orig" "$log"
+snapshot before
+
+# --- plugins that try to leave plugin_dir -------------------------------
+mkdir -p "$dir/plugins" "$dir/evil"
+cp "$zoo/zoo_answerer.so" "$dir/plugins/good.so"
+cp "$zoo/zoo_answerer.so" "$dir/evil/evil.so"
+chmod 755 "$dir/plugins" "$dir/evil"
+conf() { printf '[warden]\nplugin_dir = %s\n[answerer a]\nplugin = %s\n' "$dir/plugins" "$1" >"$dir/c.ini"; chmod 644 "$dir/c.ini"; }
+for bad in "../evil/evil" "../../tmp/evil" "evil/../good" "./good" "relative/path"; do
+	conf "$bad"
+	expect 78 "c.ini:4.*plugin" "$WARDEN" --config "$dir/c.ini" config check
+done
+
+# A plugin swapped for a symlink: the file the link resolves to is what is
+# checked, so a link into a world-writable directory, or to a file someone
+# else owns, is refused; a link to a trusted file loads, and the listing
+# names the real file.
+ln -s "$dir/evil/evil.so" "$dir/plugins/swapped.so"
+conf swapped
+chmod 777 "$dir/evil"
+"$WARDEN" --config "$dir/c.ini" plugins >"$dir/out" 2>&1 || true
+grep -qE '^\[answerer a\] malformed: .*writable by others' "$dir/out" ||
+	{ cat "$dir/out" >&2; fail "a symlink into a world-writable dir was not refused"; }
+chmod 755 "$dir/evil"; chown nobody "$dir/evil/evil.so"
+"$WARDEN" --config "$dir/c.ini" plugins >"$dir/out" 2>&1 || true
+grep -qE '^\[answerer a\] malformed: .*owned by uid' "$dir/out" ||
+	{ cat "$dir/out" >&2; fail "a symlink to a stranger's file was not refused"; }
+chown 0 "$dir/evil/evil.so"
+"$WARDEN" --config "$dir/c.ini" plugins >"$dir/out" 2>&1 || true
+grep -qF "[answerer a] loaded; zoo-answerer 1.0, abi 1.0, isolation inproc; $(cd "$dir/evil" && pwd -P)/evil.so" "$dir/out" ||
+	{ cat "$dir/out" >&2; fail "a trusted symlinked plugin is not listed by its real file"; }
+
+# A world-writable or group-writable plugin dir, and plugin file.
+conf good
+chmod 777 "$dir/plugins"
+"$WARDEN" --config "$dir/c.ini" plugins >"$dir/out" 2>&1 || true
+grep -qE '^\[answerer a\] malformed: .*writable by others' "$dir/out" ||
+	{ cat "$dir/out" >&2; fail "a world-writable plugin dir was not refused"; }
+chmod 755 "$dir/plugins"; chmod 666 "$dir/plugins/good.so"
+"$WARDEN" --config "$dir/c.ini" plugins >"$dir/out" 2>&1 || true
+grep -qE '^\[answerer a\] malformed: .*writable by' "$dir/out" ||
+	{ cat "$dir/out" >&2; fail "a world-writable plugin file was not refused"; }
+chmod 644 "$dir/plugins/good.so"
+"$WARDEN" --config "$dir/c.ini" plugins >"$dir/out" 2>&1 ||
+	{ cat "$dir/out" >&2; fail "the good plugin does not load"; }
+grep -q '^\[answerer a\] loaded' "$dir/out" || { cat "$dir/out" >&2; fail "good plugin not loaded"; }
+
+# --- hostile configs ------------------------------------------------------
+chmod 666 "$dir/c.ini"
+expect 78 "c.ini.*writable by others" "$WARDEN" --config "$dir/c.ini" config check
+expect 78 "c.ini.*writable by others" "$WARDEN" --config "$dir/c.ini" --session "$id" mode set workspace-write
+chmod 620 "$dir/c.ini"
+expect 78 "c.ini.*writable by its group" "$WARDEN" --config "$dir/c.ini" config check
+chmod 644 "$dir/c.ini"
+
+bad_conf() { # bad_conf PATTERN: the config in $dir/h.ini is refused
+	chmod 644 "$dir/h.ini"
+	expect 78 "$1" "$WARDEN" --config "$dir/h.ini" config check
+	expect 78 "$1" "$WARDEN" --config "$dir/h.ini" --session "$id" mode set workspace-write
+}
+$PY -c 'print("[warden]\ndefault_mode = " + "r" * 100000)' >"$dir/h.ini"
+bad_conf "h.ini:2"
+$PY -c 'print("[warden]\n; " + "x" * 10000000)' >"$dir/h.ini"
+bad_conf "h.ini.*too large"
+printf '[warden]\ndefault_mode = read-only\0workspace-write\n' >"$dir/h.ini"
+bad_conf "h.ini:2"
+printf '[warden]\ndefault_mode = read-\377only\n' >"$dir/h.ini"
+bad_conf "h.ini:2"
+printf '[answerer \033[2Jx]\nplugin = good\n' >"$dir/h.ini"
+chmod 644 "$dir/h.ini"
+st=0; "$WARDEN" --config "$dir/h.ini" config check >"$dir/out" 2>"$dir/err" || st=$?
+if grep -q "$(printf '\033')" "$dir/out" "$dir/err"; then
+	fail "an escape sequence from the config reached the terminal raw"
+fi
+unchanged "hostile configs"
+
+echo "ok: hostile input refused, nothing changed"
