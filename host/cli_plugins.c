@@ -7,9 +7,12 @@
  * must show up as `failed` in the listing instead of ending it.  (In the
  * host proper, only `isolation = process` gives an answerer that
  * protection.)  What the listing shows per plugin is struct
- * plugin_report; to show more (e.g. probe results per mode), add fields
- * there, fill them in inspect_child(), and print them in the two
- * printers.
+ * plugin_report; to show more, add fields there, fill them in
+ * inspect_child(), and print them in the two printers.
+ *
+ * A loaded backend is probed in both confining modes, in the same child
+ * (a probe is plugin code too): usable or not and why, its enforcement,
+ * and whether the confined command runs without privilege.
  */
 #include "config.h"
 
@@ -26,6 +29,8 @@
 
 #include "cli.h"
 #include "loader.h"
+#include "sandbox.h"
+#include "vocab.h"
 #include "wconfig.h"
 
 /* What the child learns about one plugin: plain data, sent as bytes. */
@@ -36,7 +41,11 @@ struct plugin_report {
 	unsigned abi_major, abi_minor;  /* 0.0 when no descriptor was read */
 	char name[65];              /* the descriptor's name, "" if unknown */
 	char version[65];
+	int probed;                 /* a loaded backend: probes[] are filled */
+	struct warden_probe probes[2];  /* read-only, workspace-write */
 };
+
+static const int probe_modes[2] = { WARDEN_MODE_READ_ONLY, WARDEN_MODE_WORKSPACE_WRITE };
 
 static void inspect_child(const struct warden_config *config,
                           const struct warden_config_plugin *cfg, int fd)
@@ -58,6 +67,18 @@ static void inspect_child(const struct warden_config *config,
 		snprintf(r.name, sizeof(r.name), "%s", lp.desc.name);
 	if (lp.desc.version != NULL)
 		snprintf(r.version, sizeof(r.version), "%s", lp.desc.version);
+	if (cfg->kind == WARDEN_PLUGIN_BACKEND && lp.status == WARDEN_LOAD_LOADED) {
+		struct warden_sandbox *svc = NULL;
+		struct warden_error err = { 0, "" };
+		int m;
+
+		if (warden_sandbox_new(&lp, 1, &svc, &err) == 0) {
+			for (m = 0; m < 2; m++)
+				warden_sandbox_probe(svc, 0, probe_modes[m], &r.probes[m]);
+			r.probed = 1;
+		}
+		warden_sandbox_free(svc);
+	}
 	while (left > 0) {
 		n = write(fd, p, left);
 		if (n < 0 && errno == EINTR)
@@ -116,6 +137,8 @@ static int inspect(const struct warden_config *config,
 		r->path[sizeof(r->path) - 1] = '\0';
 		r->name[sizeof(r->name) - 1] = '\0';
 		r->version[sizeof(r->version) - 1] = '\0';
+		r->probes[0].detail[sizeof(r->probes[0].detail) - 1] = '\0';
+		r->probes[1].detail[sizeof(r->probes[1].detail) - 1] = '\0';
 		return 0;
 	}
 	/* No report: the child died in dlopen() or open(). */
@@ -139,6 +162,8 @@ static const char *section_kind(const struct warden_config_plugin *cfg)
 static void print_text(const struct warden_config_plugin *cfg,
                        const struct plugin_report *r)
 {
+	int m;
+
 	printf("[%s %s] %s", section_kind(cfg), cfg->name,
 	       warden_load_status_name(r->status));
 	if (r->reason[0])
@@ -151,6 +176,37 @@ static void print_text(const struct warden_config_plugin *cfg,
 		printf(", isolation %s", cfg->isolation == WARDEN_ISOLATION_PROCESS
 		       ? "process" : "inproc");
 	printf("; %s\n", r->path[0] ? r->path : cfg->plugin);
+	for (m = 0; r->probed && m < 2; m++) {
+		const struct warden_probe *p = &r->probes[m];
+
+		if (p->usable)
+			printf("    %s: %s, privilege %s%s%s\n",
+			       warden_mode_name(probe_modes[m]),
+			       warden_enforcement_name(p->enforcement),
+			       p->privilege_dropped ? "dropped" : "KEPT",
+			       p->detail[0] ? "; " : "", p->detail);
+		else
+			printf("    %s: unusable: %s\n", warden_mode_name(probe_modes[m]),
+			       p->detail[0] ? p->detail : "no reason given");
+	}
+}
+
+static json_t *probes_json(const struct plugin_report *r)
+{
+	json_t *o = json_object();
+	int m;
+
+	for (m = 0; m < 2; m++) {
+		const struct warden_probe *p = &r->probes[m];
+
+		json_object_set_new(o, warden_mode_name(probe_modes[m]), json_pack(
+			"{s:b,s:o,s:b,s:o}", "usable", p->usable == 1,
+			"enforcement", p->usable ? json_string(warden_enforcement_name(p->enforcement))
+			                         : json_null(),
+			"privilege_dropped", p->usable && p->privilege_dropped,
+			"detail", p->detail[0] ? warden_cli_json_string(p->detail) : json_null()));
+	}
+	return o;
 }
 
 static json_t *to_json(const struct warden_config_plugin *cfg,
@@ -173,6 +229,8 @@ static json_t *to_json(const struct warden_config_plugin *cfg,
 	if (cfg->kind == WARDEN_PLUGIN_ANSWERER)
 		json_object_set_new(o, "isolation", warden_cli_json_string(
 			cfg->isolation == WARDEN_ISOLATION_PROCESS ? "process" : "inproc"));
+	if (cfg->kind == WARDEN_PLUGIN_BACKEND)
+		json_object_set_new(o, "probes", r->probed ? probes_json(r) : json_null());
 	return o;
 }
 
@@ -185,7 +243,10 @@ static void usage(FILE *f)
 	        "config order, each in a throwaway child process, and prints\n"
 	        "its status: loaded, missing, malformed (reason says why) or\n"
 	        "failed (open() refused or crashed), with the plugin's name,\n"
-	        "version, ABI and the file it was loaded from.\n"
+	        "version, ABI and the file it was loaded from.  Each loaded backend\n"
+	        "is probed in read-only and workspace-write: usable or why not,\n"
+	        "enforcement (full/partial), and whether the confined command's\n"
+	        "privilege (every capability) is dropped.\n"
 	        "\n"
 	        "  --json   one JSON object: {\"config\": FILE, \"plugins\": [...]}\n"
 	        "  --help   this text\n"

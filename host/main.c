@@ -25,6 +25,7 @@ static const struct warden_command commands[] = {
 	{ "mode", warden_cmd_mode, "mode set MODE               the session's sandbox mode" },
 	{ "policy", warden_cmd_policy, "policy set ask|never        the session's approval policy" },
 	{ "preset", warden_cmd_preset, "preset list [--json] | select NAME | current [--json]" },
+	{ "confine", warden_cmd_confine, "confine [--mode M] [--root DIR] [--backend NAME] [--json] [--status-fd N] [-0] -- ARGV...  the confined argv of a command" },
 	{ NULL, NULL, NULL },
 };
 

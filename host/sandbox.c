@@ -33,6 +33,7 @@ struct warden_sandbox {
 	struct warden_loaded *backends;
 	size_t n;
 	struct probe_cache *cache;  /* n * 2: [i * 2 + mode - 1] */
+	int owned;                  /* backends were loaded by open() */
 };
 
 /* ------------------------------------------------------------ strings */
@@ -261,10 +262,41 @@ int warden_sandbox_new(struct warden_loaded *backends, size_t n,
 	return 0;
 }
 
+int warden_sandbox_open(const struct warden_config *cfg,
+                        struct warden_sandbox **out, struct warden_error *err)
+{
+	struct warden_loaded *b;
+	size_t i, n = cfg->n_backends;
+	int rc;
+
+	*out = NULL;
+	b = calloc(n + 1, sizeof(*b));
+	if (b == NULL)
+		return warden_error_set(err, WARDEN_EOS, "sandbox: out of memory");
+	for (i = 0; i < n; i++)
+		warden_loader_load(cfg, &cfg->backends[i], 1, &b[i]);
+	rc = warden_sandbox_new(b, n, out, err);
+	if (rc < 0) {
+		for (i = 0; i < n; i++)
+			warden_loader_unload(&b[i]);
+		free(b);
+		return rc;
+	}
+	(*out)->owned = 1;
+	return 0;
+}
+
 void warden_sandbox_free(struct warden_sandbox *svc)
 {
+	size_t i;
+
 	if (svc == NULL)
 		return;
+	if (svc->owned) {
+		for (i = 0; i < svc->n; i++)
+			warden_loader_unload(&svc->backends[i]);
+		free(svc->backends);
+	}
 	free(svc->cache);
 	free(svc);
 }

@@ -71,6 +71,13 @@ int warden_confined_exec(const struct warden_confined *c, int status_write);
 int warden_sandbox_new(struct warden_loaded *backends, size_t n,
                        struct warden_sandbox **out, struct warden_error *err);
 
+/* Loads and opens every [backend] section of cfg, in config order, and
+ * builds the service over them; the service owns them (free unloads).  A
+ * backend that does not load is kept, unusable with the loader's reason.
+ * cfg must outlive the service. */
+int warden_sandbox_open(const struct warden_config *cfg,
+                        struct warden_sandbox **out, struct warden_error *err);
+
 void warden_sandbox_free(struct warden_sandbox *svc);
 
 size_t warden_sandbox_count(const struct warden_sandbox *svc);

@@ -1,0 +1,129 @@
+# lib.sh — shared by the sandbox tests: a scratch tree in the build
+# directory (a world-writable directory would be refused for the config),
+# a config naming the built bwrap and landlock backends, an outside tree
+# whose whole state is snapshotted, and a way to run what `warden confine
+# --json` prints.  Sourced, not run.
+
+: "${WARDEN:?run by make check}" "${top_builddir:?run by make check}"
+: "${top_srcdir:?run by make check}"
+
+ACT=$top_builddir/tests/landlock/ll-act
+RUNNER=$top_builddir/plugins/landlock/warden-landlock-run
+PY=/usr/bin/python3
+failures=0
+
+fail() {
+	echo "FAIL: $*"
+	failures=$((failures + 1))
+}
+
+ok() {
+	echo "ok: $*"
+}
+
+# Nothing here may be checked half-way: a missing tool is a failure.
+need() {
+	for f in "$@"; do
+		if [ ! -x "$f" ]; then
+			echo "FAIL: $f is missing: this test cannot check anything without it"
+			exit 1
+		fi
+	done
+}
+need "$PY" "$ACT" "$RUNNER" /usr/bin/bwrap
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "FAIL: must run as root (as CI does): the privilege cases are only"
+	echo "meaningful for a root caller"
+	exit 1
+fi
+
+unset WARDEN_SESSION WARDEN_CONFIG
+T=$(mktemp -d "$top_builddir/tests/sandbox-XXXXXX")
+trap 'rm -rf "$T"' EXIT
+chmod 755 "$T"
+export XDG_CONFIG_HOME="$T/xdg"
+mkdir "$T/ws" "$T/state"
+WS=$T/ws
+
+CONF=$T/warden.ini
+cat >"$CONF" <<INI
+[warden]
+default_mode = read-only
+state_dir = $T/state
+durability = none
+plugin_dir = $top_builddir/plugins/bwrap/.libs
+
+[backend bwrap]
+plugin = bwrap
+path = /usr/bin/bwrap
+
+[backend landlock]
+plugin = $top_builddir/plugins/landlock/.libs/landlock.so
+runner = $RUNNER
+INI
+chmod 644 "$CONF"
+
+w() {
+	"$WARDEN" --config "$CONF" "$@"
+}
+
+# json_get FILE KEY: one top-level value of a JSON file, as text (lists
+# joined by newlines, booleans as true/false, null as null).
+json_get() {
+	"$PY" - "$1" "$2" <<'PY'
+import json, sys
+v = json.load(open(sys.argv[1]))[sys.argv[2]]
+if isinstance(v, bool):
+    print("true" if v else "false")
+elif v is None:
+    print("null")
+elif isinstance(v, list):
+    sys.stdout.write("".join(str(x) + "\n" for x in v))
+else:
+    print(v)
+PY
+}
+
+# A fresh outside tree: one file with known content, mode and times.
+reset_outside() {
+	rm -rf "$T/outside"
+	mkdir "$T/outside"
+	echo original >"$T/outside/file"
+	chmod 644 "$T/outside/file"
+	touch -d '2001-02-03 04:05:06' "$T/outside/file"
+}
+reset_outside
+
+# Everything about the outside tree that a write, a metadata change or a
+# new entry would alter: names, types, modes, owners, sizes, times, content.
+snapshot() {
+	(cd "$T/outside" && find . -printf '%p %y %m %U %G %s %T@\n' | sort &&
+		cat file &&
+		"$ACT" listxattr file)
+}
+
+outside_before=
+remember_outside() {
+	outside_before=$(snapshot)
+}
+
+# assert_outside_unchanged WHAT
+assert_outside_unchanged() {
+	if [ "$(snapshot)" = "$outside_before" ]; then
+		ok "$1: outside tree unchanged"
+	else
+		fail "$1: outside tree changed"
+		snapshot
+		reset_outside
+		remember_outside
+	fi
+}
+
+finish() {
+	if [ "$failures" -ne 0 ]; then
+		echo "$failures failure(s)"
+		exit 1
+	fi
+	exit 0
+}
