@@ -1,0 +1,150 @@
+/*
+ * approval.h — the approval service: "may this one operation proceed?"
+ * answered once, through the waterfall of answerers (DESIGN §3, §6).
+ *
+ * Owns the chain of answerers (the [answerer NAME] sections in file order,
+ * plus what an embedder registers in front or behind), the dispatch of one
+ * request along it, answerer isolation (inproc or a worker process, with
+ * the per-answerer timeout_ms), withdrawal, and the audit pair
+ * approval/asked + approval/decided in the session log.
+ *
+ * The rules, in the order they are applied:
+ *   - every request gets a fresh request id; approval/asked is appended
+ *     before anything is consulted; if it cannot be committed the request
+ *     fails (an error, no outcome);
+ *   - the effective policy is the session's last approval/policy, else the
+ *     config's approval_policy; `never` gives `rejected` before any
+ *     answerer, registered ones included, is consulted;
+ *   - `ask`: each answerer in chain order decides (allowed-once, rejected,
+ *     cancelled) or delegates to the next; the first decision wins; the
+ *     end of the chain without a decision is `unavailable` (an empty chain
+ *     too);
+ *   - an answerer that errors, crashes, aborts, times out (timeout_ms), or
+ *     returns anything outside the closed set makes the request
+ *     `unavailable` — never a fall-through to the next one;
+ *   - an answerer whose plugin is missing, malformed or failed to open is
+ *     `unavailable` in its slot: a request that reaches it is unavailable;
+ *   - withdrawal — SIGINT or SIGTERM delivered to the process while it
+ *     waits for an answerer, or the caller's deadline — is `cancelled` at
+ *     once; the answer that may still come is discarded (a worker is
+ *     killed; an inproc answerer's call is abandoned and the instance
+ *     stays unavailable until that call returns);
+ *   - approval/decided (request_id, outcome, and the deciding answerer or
+ *     the reason) is appended after; if it cannot be committed the request
+ *     fails: no outcome is returned, the caller must refuse.
+ *
+ * Isolation (per [answerer NAME], `isolation = inproc | process`, default
+ * process).  process: the plugin is dlopen()ed and opened in a worker
+ * process (worker.h), started when a request first reaches it, reused for
+ * the next ones, started afresh after any failure; a crash, abort, hang
+ * or garbage from the worker costs that one request (`unavailable`) and
+ * nothing else.  inproc: the plugin runs in the host process (a crash
+ * there kills the host); its decide() runs on a helper thread so that the
+ * timeout and withdrawal still hold.
+ *
+ * Plugins are loaded lazily: a request that is decided before it reaches
+ * an answerer never loads it.
+ */
+#ifndef WARDEN_APPROVAL_H
+#define WARDEN_APPROVAL_H
+
+#include <warden/plugin.h>
+
+#include "error.h"
+#include "vocab.h"
+#include "wconfig.h"
+
+struct warden_session;
+struct warden_approval;
+
+/* What the caller asks.  Strings are borrowed for the call; optional ones
+ * may be NULL or "". */
+struct warden_approval_request {
+	const char *tool;           /* required, non-empty: e.g. "bash" */
+	const char *subject;        /* required: e.g. the command line */
+	const char *call_id;        /* optional: the caller's tool-call id */
+	const char *reason;         /* optional: why the caller asks */
+	const char *requested_mode; /* optional: for an escalation, the mode
+	                               asked for ("danger-full-access"); must
+	                               be a mode name of DESIGN §1 */
+	long deadline_ms;           /* optional: > 0 withdraws the request
+	                               (`cancelled`) after this many ms */
+};
+
+/* What came of it.  Filled only when warden_approval_ask() returns 0. */
+struct warden_approval_result {
+	int outcome;                /* enum warden_outcome */
+	char request_id[64];        /* the id in both audit events */
+	char answerer[128];         /* the section name of the deciding
+	                               answerer; "" when none decided (policy
+	                               never, end of chain, withdrawal) */
+	char reason[512];           /* one line: why, for every outcome not
+	                               decided by an answerer, and for an
+	                               unavailable answerer (its error) */
+	int signal;                 /* the signal that withdrew the request
+	                               (SIGINT, SIGTERM), else 0 */
+};
+
+/* Where warden_approval_register() puts an embedder's answerer. */
+enum warden_approval_where {
+	WARDEN_APPROVAL_PREPEND = 1,    /* before the configured answerers */
+	WARDEN_APPROVAL_APPEND = 2,     /* after them */
+};
+
+/* An embedder's answerer: the same contract as a plugin's decide()
+ * (plugin.h): returns an enum warden_decision; anything else, or
+ * WARDEN_DECISION_ERROR with a reason in err, is `unavailable`.  Runs in
+ * the host process, on a helper thread, under the given timeout. */
+typedef int (*warden_approval_decide_fn)(void *ud,
+                                         const struct warden_request *req,
+                                         char *err, size_t errlen);
+
+/*
+ * Builds the chain from cfg's [answerer NAME] sections (nothing is loaded
+ * yet).  cfg is borrowed and must outlive the service.
+ */
+int warden_approval_new(const struct warden_config *cfg,
+                        struct warden_approval **out,
+                        struct warden_error *err);
+
+/* Stops the workers, closes and unloads the plugins.  NULL is fine. */
+void warden_approval_free(struct warden_approval *a);
+
+/*
+ * Adds an embedder's answerer named `name` ([a-z0-9_-], unique in the
+ * chain) in front of or behind the configured ones; timeout_ms 0 = none.
+ * It is consulted only under policy `ask`: prepending cannot bypass
+ * `never`.
+ */
+int warden_approval_register(struct warden_approval *a,
+                             enum warden_approval_where where,
+                             const char *name, warden_approval_decide_fn fn,
+                             void *ud, long timeout_ms,
+                             struct warden_error *err);
+
+/*
+ * THE CALL FOR CONSUMERS (`warden approve`, `warden run --escalate`):
+ * asks once whether req may proceed, in session s (required: the audit
+ * goes to its log; NULL is -WARDEN_EUSAGE).
+ *
+ * Returns 0 and fills *out when the request was decided AND both audit
+ * events were committed: the caller then proceeds only when
+ * out->outcome == WARDEN_OUTCOME_ALLOWED_ONCE, and only with the
+ * operation it asked about.  Returns a negative -WARDEN_E* with err
+ * filled (and *out's outcome left 0) when the request could not be asked
+ * or audited (bad request, damaged session, failed append): the caller
+ * must refuse, exactly as for `rejected`.
+ *
+ * While it waits for an answerer it holds handlers for SIGINT and SIGTERM
+ * (restored before it returns); such a signal makes the outcome
+ * `cancelled` with out->signal set; the caller decides what the signal
+ * means for itself afterwards (`warden approve` exits 2).  Blocking: as
+ * long as the answerers take, bounded by their timeout_ms and
+ * req->deadline_ms.
+ */
+int warden_approval_ask(struct warden_approval *a, struct warden_session *s,
+                        const struct warden_approval_request *req,
+                        struct warden_approval_result *out,
+                        struct warden_error *err);
+
+#endif
