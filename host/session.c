@@ -740,18 +740,25 @@ static int key_cmp(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* json_object_set_new() that reports a failed allocation of the value or
+ * of the slot: a key silently dropped would write a wrong line. */
+static int set_new(json_t *o, const char *key, json_t *v)
+{
+	return v == NULL ? -1 : json_object_set_new(o, key, v);
+}
+
 static json_t *knobs_json(const struct warden_knobs *k)
 {
 	json_t *o = json_object();
 
 	if (o == NULL)
 		return NULL;
-	if (k->mode)
-		json_object_set_new(o, "mode", json_string(warden_mode_name(k->mode)));
-	if (k->policy)
-		json_object_set_new(o, "policy", json_string(warden_policy_name(k->policy)));
-	if (k->preset[0])
-		json_object_set_new(o, "preset", json_string(k->preset));
+	if ((k->mode && set_new(o, "mode", json_string(warden_mode_name(k->mode))) < 0) ||
+	    (k->policy && set_new(o, "policy", json_string(warden_policy_name(k->policy))) < 0) ||
+	    (k->preset[0] && set_new(o, "preset", json_string(k->preset)) < 0)) {
+		json_decref(o);
+		return NULL;
+	}
 	return o;
 }
 
@@ -766,6 +773,7 @@ static int queue_event(struct warden_session *s, int type, json_t *fields,
 	size_t n = 0, i, len;
 	json_t *o, *v;
 	struct event ev;
+	struct warden_knobs knobs;
 	char *text;
 
 	if (fields != NULL && !json_is_object(fields))
@@ -776,9 +784,12 @@ static int queue_event(struct warden_session *s, int type, json_t *fields,
 	if (o == NULL)
 		return warden_error_set(err, WARDEN_EOS, "out of memory");
 	format_time(tbuf);
-	json_object_set_new(o, "seq", json_integer((json_int_t)(s->last_seq + 1)));
-	json_object_set_new(o, "time", json_string(tbuf));
-	json_object_set_new(o, "type", json_string(warden_event_type_name(type)));
+	if (set_new(o, "seq", json_integer((json_int_t)(s->last_seq + 1))) < 0 ||
+	    set_new(o, "time", json_string(tbuf)) < 0 ||
+	    set_new(o, "type", json_string(warden_event_type_name(type))) < 0) {
+		json_decref(o);
+		return warden_error_set(err, WARDEN_EOS, "out of memory");
+	}
 	if (fields != NULL && json_object_size(fields) > 0) {
 		keys = malloc(json_object_size(fields) * sizeof(*keys));
 		if (keys == NULL) {
@@ -798,29 +809,65 @@ static int queue_event(struct warden_session *s, int type, json_t *fields,
 				json_decref(o);
 				return -WARDEN_EINTERNAL;
 			}
-			json_object_set(o, keys[i], json_object_get(fields, keys[i]));
+			if (json_object_set(o, keys[i], json_object_get(fields, keys[i])) < 0) {
+				free(keys);
+				json_decref(o);
+				return warden_error_set(err, WARDEN_EOS, "out of memory");
+			}
 		}
 		free(keys);
 	}
-	{
-		struct warden_knobs k = s->knobs;
-
-		knobs_apply(&k, type, o);
-		json_object_set_new(o, "knobs", knobs_json(&k));
+	knobs = s->knobs;
+	knobs_apply(&knobs, type, o);
+	if (set_new(o, "knobs", knobs_json(&knobs)) < 0) {
+		json_decref(o);
+		return warden_error_set(err, WARDEN_EOS, "out of memory");
 	}
-	/* What replay would refuse is never written. */
+	/* What replay would refuse is never written: the line must parse
+	 * back to exactly the seq and knobs it was built with. */
 	if (event_check(o, &ev, why, sizeof(why)) < 0) {
 		json_decref(o);
 		return warden_error_set(err, WARDEN_EINTERNAL, "%s: bad event: %s",
 		                        warden_event_type_name(type), why);
 	}
+	if (ev.seq != s->last_seq + 1 || !knobs_equal(&ev.knobs, &knobs)) {
+		json_decref(o);
+		return warden_error_set(err, WARDEN_EINTERNAL,
+		                        "%s: the event does not read back as built",
+		                        warden_event_type_name(type));
+	}
 	text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	if (text == NULL) {
 		json_decref(o);
-		return warden_error_set(err, WARDEN_EINTERNAL, "%s: event cannot be encoded",
+		return warden_error_set(err, WARDEN_EOS, "%s: event cannot be encoded (out of memory?)",
 		                        warden_event_type_name(type));
 	}
 	len = strlen(text);
+	/* The encoder can lose bytes when an allocation fails inside it and
+	 * still return text: the line is read back as replay will read it and
+	 * must equal what was built, or it is not written. */
+	{
+		struct event back;
+		int cut, same;
+
+		if (line_parse(text, len, &back, &cut, why, sizeof(why)) < 0) {
+			free(text);
+			json_decref(o);
+			return warden_error_set(err, WARDEN_EOS,
+			                        "%s: event could not be encoded (out of memory?)",
+			                        warden_event_type_name(type));
+		}
+		same = json_equal(back.json, o) && back.seq == ev.seq &&
+		       knobs_equal(&back.knobs, &knobs);
+		event_release(&back);
+		if (!same) {
+			free(text);
+			json_decref(o);
+			return warden_error_set(err, WARDEN_EOS,
+			                        "%s: event could not be encoded (out of memory?)",
+			                        warden_event_type_name(type));
+		}
+	}
 	if (len + 1 > WARDEN_SESSION_LINE_MAX) {
 		free(text);
 		json_decref(o);
