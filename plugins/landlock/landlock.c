@@ -26,6 +26,9 @@
  *                    cannot make a private /tmp and the host's /tmp is not
  *                    granted, so the root is the only writable place
  *                    (point TMPDIR into it when a command needs one).
+ *                    Protected paths (.git/hooks, .git/config) stay
+ *                    writable: a Landlock rule only adds rights, so nothing
+ *                    below a writable root can be taken back.
  *
  * Config keys ([backend NAME] with plugin = landlock):
  *   runner   the runner binary, absolute (default: LIBEXEC/warden-landlock-run
@@ -63,6 +66,7 @@
 	"metadata changes (chmod, chown, utime, xattr) outside the root are " \
 	"not governed"
 #define DETAIL_NO_TMP "no private /tmp: only the root is writable"
+#define DETAIL_PROTECTED ".git/hooks and .git/config stay writable"
 #define DETAIL_TRUNCATE "truncate outside the writable roots is not governed"
 
 struct landlock {
@@ -279,10 +283,12 @@ static int mode_facts(const struct landlock *l, int mode, char *detail,
 		return WARDEN_ENFORCEMENT_PARTIAL;
 	}
 	if (l->abi_full)
-		snprintf(detail, detlen, DETAIL_METADATA "; " DETAIL_NO_TMP);
+		snprintf(detail, detlen,
+		         DETAIL_METADATA "; " DETAIL_NO_TMP "; " DETAIL_PROTECTED);
 	else
 		snprintf(detail, detlen,
-		         DETAIL_METADATA "; landlock ABI %d: " DETAIL_TRUNCATE "; " DETAIL_NO_TMP,
+		         DETAIL_METADATA "; landlock ABI %d: " DETAIL_TRUNCATE "; " DETAIL_NO_TMP
+		         "; " DETAIL_PROTECTED,
 		         l->abi);
 	return WARDEN_ENFORCEMENT_PARTIAL;
 }
