@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <pwd.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -34,6 +35,10 @@ struct warden_sandbox {
 	size_t n;
 	struct probe_cache *cache;  /* n * 2: [i * 2 + mode - 1] */
 	int owned;                  /* backends were loaded by open() */
+	/* The caller's home directories ($HOME and the password entry's),
+	 * resolved once: workspace-write refuses them and their ancestors. */
+	char homes[2][PATH_MAX];
+	size_t n_homes;
 };
 
 /* ------------------------------------------------------------ strings */
@@ -247,6 +252,39 @@ run:
 
 /* ------------------------------------------------------------- service */
 
+static void homes_add(struct warden_sandbox *svc, const char *dir)
+{
+	char r[PATH_MAX];
+
+	if (dir == NULL || dir[0] != '/' || realpath(dir, r) == NULL)
+		return;
+	for (size_t i = 0; i < svc->n_homes; i++)
+		if (strcmp(svc->homes[i], r) == 0)
+			return;
+	memcpy(svc->homes[svc->n_homes++], r, sizeof(r));
+}
+
+static void homes_init(struct warden_sandbox *svc)
+{
+	struct passwd *pw = getpwuid(getuid());
+
+	homes_add(svc, getenv("HOME"));
+	if (pw != NULL)
+		homes_add(svc, pw->pw_dir);
+}
+
+/* Is root a home directory of the caller, or above one? */
+static const char *home_under(const struct warden_sandbox *svc, const char *root)
+{
+	size_t n = strlen(root);
+
+	for (size_t i = 0; i < svc->n_homes; i++)
+		if (strncmp(svc->homes[i], root, n) == 0 &&
+		    (svc->homes[i][n] == '\0' || svc->homes[i][n] == '/'))
+			return svc->homes[i];
+	return NULL;
+}
+
 int warden_sandbox_new(struct warden_loaded *backends, size_t n,
                        struct warden_sandbox **out, struct warden_error *err)
 {
@@ -258,6 +296,7 @@ int warden_sandbox_new(struct warden_loaded *backends, size_t n,
 	}
 	svc->backends = backends;
 	svc->n = n;
+	homes_init(svc);
 	*out = svc;
 	return 0;
 }
@@ -410,11 +449,13 @@ void warden_sandbox_probe(struct warden_sandbox *svc, size_t i, int mode,
 }
 
 /* Checks the policy and resolves its root into `root`. */
-static int check_request(const char *const *argv, size_t argc,
+static int check_request(const struct warden_sandbox *svc,
+                         const char *const *argv, size_t argc,
                          const struct warden_policy *policy, char *root,
                          struct warden_error *err)
 {
 	struct stat st;
+	const char *home;
 	size_t i;
 
 	if (policy == NULL)
@@ -458,6 +499,11 @@ static int check_request(const char *const *argv, size_t argc,
 		return warden_error_set(err, WARDEN_EUSAGE,
 		                        "sandbox: workspace root '%s' is '/': workspace-write would make every file writable (choose the project directory)",
 		                        policy->workspace_root);
+	if (policy->mode == WARDEN_MODE_WORKSPACE_WRITE && (home = home_under(svc, root)) != NULL)
+		return warden_error_set(err, WARDEN_EUSAGE,
+		                        "sandbox: workspace root '%s' %s the home directory %s: workspace-write would let the command plant start-up files (.bashrc, .ssh, .config) that run later outside the sandbox (choose the project directory)",
+		                        policy->workspace_root,
+		                        strcmp(home, root) == 0 ? "is" : "contains", home);
 	return 0;
 }
 
@@ -593,7 +639,7 @@ static int confine(struct warden_sandbox *svc, const char *only,
 	int rc;
 
 	*out = NULL;
-	rc = check_request(argv, argc, policy, root, err);
+	rc = check_request(svc, argv, argc, policy, root, err);
 	if (rc < 0)
 		return rc;
 	pol = *policy;

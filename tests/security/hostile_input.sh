@@ -132,4 +132,20 @@ if grep -q "$(printf '\033')" "$dir/out" "$dir/err"; then
 fi
 unchanged "hostile configs"
 
+# --- workspace roots that would make the machine writable ----------------
+# workspace-write refuses '/', the caller's home directory and every
+# ancestor of it; read-only may read them; a project below home is fine.
+mkdir -p "$dir/home/proj"
+printf '[backend bwrap]\nplugin = %s/plugins/bwrap/.libs/bwrap.so\n' "$top_builddir" >"$dir/sbx.ini"
+chmod 644 "$dir/sbx.ini"
+export WARDEN_CONFIG="$dir/sbx.ini"
+for root in / "$dir/home" "$dir"; do
+	HOME="$dir/home" expect 64 "workspace root" "$WARDEN" confine --mode workspace-write --root "$root" -- /bin/true
+done
+HOME="$dir/home" "$WARDEN" confine --mode read-only --root "$dir/home" -- /bin/true >/dev/null ||
+	fail "read-only refused a home directory root"
+HOME="$dir/home" "$WARDEN" confine --mode workspace-write --root "$dir/home/proj" -- /bin/true >/dev/null ||
+	fail "workspace-write refused a project below home"
+unset WARDEN_CONFIG
+
 echo "ok: hostile input refused, nothing changed"
