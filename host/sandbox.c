@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,24 +44,33 @@ struct warden_sandbox {
 
 /* ------------------------------------------------------------ strings */
 
+/*
+ * String vectors: NULL-terminated char ** whose strings live in one block,
+ * v[0] at its start (one allocation for the strings, one for the
+ * pointers, whatever the count).  While a vector is built, v[] holds
+ * offsets into the growing block; strvec_finish() turns them into
+ * pointers.
+ */
 struct strvec {
 	char **v;
 	size_t n, cap;
+	char *buf;
+	size_t len, bcap;
 	int failed;
 };
 
 static int strvec_push(struct strvec *sv, const char *s)
 {
-	char **nv;
+	size_t l;
 
 	if (sv->failed || s == NULL || sv->n >= MAX_ITEMS) {
 		sv->failed = 1;
 		return -1;
 	}
 	if (sv->n + 2 > sv->cap) {
-		size_t cap = sv->cap ? sv->cap * 2 : 16;
+		size_t cap = sv->cap ? sv->cap * 2 : 32;
+		char **nv = realloc(sv->v, cap * sizeof(*nv));
 
-		nv = realloc(sv->v, cap * sizeof(*nv));
 		if (nv == NULL) {
 			sv->failed = 1;
 			return -1;
@@ -68,22 +78,59 @@ static int strvec_push(struct strvec *sv, const char *s)
 		sv->v = nv;
 		sv->cap = cap;
 	}
-	sv->v[sv->n] = strdup(s);
-	if (sv->v[sv->n] == NULL) {
-		sv->failed = 1;
-		return -1;
+	l = strlen(s) + 1;
+	if (sv->len + l > sv->bcap) {
+		size_t cap = (sv->len + l) * 2 > 512 ? (sv->len + l) * 2 : 512;
+		char *nb = realloc(sv->buf, cap);
+
+		if (nb == NULL) {
+			sv->failed = 1;
+			return -1;
+		}
+		sv->buf = nb;
+		sv->bcap = cap;
 	}
-	sv->n++;
-	sv->v[sv->n] = NULL;
+	memcpy(sv->buf + sv->len, s, l);
+	sv->v[sv->n++] = (char *)(uintptr_t)sv->len;
+	sv->len += l;
 	return 0;
+}
+
+/* The finished vector (owned by the caller, free with strv_free), or NULL
+ * when building failed or out of memory; sv is left empty. */
+static char **strvec_finish(struct strvec *sv)
+{
+	char **v = sv->v;
+	size_t i;
+
+	if (!sv->failed && v == NULL && (v = malloc(sizeof(*v))) == NULL)
+		sv->failed = 1;
+	if (sv->failed) {
+		free(sv->v);
+		free(sv->buf);
+		memset(sv, 0, sizeof(*sv));
+		return NULL;
+	}
+	for (i = 0; i < sv->n; i++)
+		v[i] = sv->buf + (uintptr_t)v[i];
+	v[sv->n] = NULL;
+	if (sv->n == 0)
+		free(sv->buf);
+	memset(sv, 0, sizeof(*sv));
+	return v;
+}
+
+static void strvec_discard(struct strvec *sv)
+{
+	free(sv->v);
+	free(sv->buf);
+	memset(sv, 0, sizeof(*sv));
 }
 
 static void strv_free(char **v)
 {
-	size_t i;
-
-	for (i = 0; v != NULL && v[i] != NULL; i++)
-		free(v[i]);
+	if (v != NULL)
+		free(v[0]);
 	free(v);
 }
 
@@ -91,18 +138,15 @@ static void strv_free(char **v)
  * entry: a broken table). */
 static char **strv_copy(const char *const *src, size_t n, int *ok)
 {
-	char **v = calloc(n + 1, sizeof(*v));
+	struct strvec sv = { 0 };
+	char **v;
 	size_t i;
 
+	for (i = 0; i < n; i++)
+		if (strvec_push(&sv, src[i]) < 0)
+			break;
+	v = strvec_finish(&sv);
 	*ok = v != NULL;
-	for (i = 0; *ok && i < n; i++) {
-		if (src[i] == NULL || (v[i] = strdup(src[i])) == NULL)
-			*ok = 0;
-	}
-	if (!*ok) {
-		strv_free(v);
-		return NULL;
-	}
 	return v;
 }
 
@@ -537,16 +581,15 @@ static int try_backend(struct warden_loaded *b, const struct warden_probe *probe
 		snprintf(why, whylen, "out of memory");
 		goto fail;
 	}
-	c->argv = sink.argv.v;
-	c->argc = sink.argv.n;
-	c->writable_roots = sink.roots.v;
-	c->n_writable_roots = sink.roots.n;
-	sink.argv.v = sink.roots.v = NULL;
 	if (rc != 0) {
 		snprintf(why, whylen, "confine failed: %s", perr[0] ? perr : "no reason given");
 		goto fail;
 	}
-	if (sink.argv.failed || sink.roots.failed) {
+	c->argc = sink.argv.n;
+	c->n_writable_roots = sink.roots.n;
+	c->argv = strvec_finish(&sink.argv);
+	c->writable_roots = strvec_finish(&sink.roots);
+	if (c->argv == NULL || c->writable_roots == NULL) {
 		snprintf(why, whylen, "confine: out of memory or too many arguments");
 		goto fail;
 	}
@@ -621,8 +664,8 @@ static int try_backend(struct warden_loaded *b, const struct warden_probe *probe
 	*out = c;
 	return 0;
 fail:
-	strv_free(sink.argv.v);
-	strv_free(sink.roots.v);
+	strvec_discard(&sink.argv);
+	strvec_discard(&sink.roots);
 	warden_confined_free(c);
 	return -1;
 }
