@@ -76,7 +76,27 @@ if has plugins; then
 	done
 	ok "warden plugins: both templates loaded"
 else
-	echo "NOT YET: warden plugins is not built; loading is not checked"
+	bad "warden plugins is not built"
+fi
+
+if has confine; then
+	# The backend template confines an exact argv, and what it prints runs:
+	# the command's output arrives, a write inside the read-only sandbox
+	# is refused, and the file outside stays as it was.
+	W confine --mode read-only -0 -- /bin/sh -c 'echo "confined: $1"; echo x >"$2"' sh 'a b' "$work/ws/f" \
+		>"$work/argv0" 2>"$work/confine.err" ||
+		{ cat "$work/confine.err"; bad "warden confine with the backend template failed"; }
+	[ "$(head -c 1 "$work/argv0")" = / ] || bad "the confined argv does not start with an absolute runner"
+	echo before >"$work/ws/f"
+	st=0
+	xargs -0 -a "$work/argv0" sh -c 'exec "$@"' sh >"$work/run.out" 2>"$work/run.err" || st=$?
+	grep -qx 'confined: a b' "$work/run.out" ||
+		{ cat "$work/run.out" "$work/run.err"; bad "the confined command did not run with its exact argv"; }
+	[ "$st" -ne 0 ] && [ "$(cat "$work/ws/f")" = before ] ||
+		{ cat "$work/run.err"; bad "a write inside the template's read-only sandbox went through"; }
+	ok "warden confine: the backend template confined an exact argv; its write was refused"
+else
+	bad "warden confine is not built"
 fi
 
 exit "$fail"
