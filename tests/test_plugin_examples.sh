@@ -99,4 +99,42 @@ else
 	bad "warden confine is not built"
 fi
 
+# --- 4. the README's answerer, copied from the README as a newcomer would
+readme=$top_srcdir/README.md
+awk '/^```c$/ { on = 1; next } on && /^```$/ { exit } on { print }' "$readme" >"$work/no_rm.c"
+head -n 1 "$work/no_rm.c" | grep -q 'no_rm.c' || bad "README.md has no no_rm.c code block"
+# shellcheck disable=SC2086
+if cc -shared -fPIC $cflags -o "$work/no_rm.so" "$work/no_rm.c" >"$work/no_rm.cc" 2>&1 &&
+   [ ! -s "$work/no_rm.cc" ]; then
+	ok "the README's answerer builds with the README's command, no warnings"
+else
+	cat "$work/no_rm.cc"; bad "the README's answerer does not build cleanly"
+fi
+lines=$(grep -cv '^[[:space:]]*$' "$work/no_rm.c")
+[ "$lines" -le 25 ] || bad "the README's answerer has $lines lines, not about 20"
+cat >"$work/readme.ini" <<EOF
+[warden]
+plugin_dir = $plugindir
+state_dir = $work/state
+
+[answerer no-rm]
+plugin = $work/no_rm.so
+isolation = process
+EOF
+chmod 600 "$work/readme.ini"
+R() { "$warden" --config "$work/readme.ini" "$@"; }
+R plugins >"$work/readme.out" 2>&1 || { cat "$work/readme.out"; bad "warden plugins failed on the README's config"; }
+grep -q '^\[answerer no-rm\] loaded' "$work/readme.out" ||
+	{ cat "$work/readme.out"; bad "the README's answerer is not loaded"; }
+if has approve; then
+	id=$(R session new --cwd "$work/ws" | tail -n 1)
+	st=0; R --session "$id" approve --tool bash --subject 'rm -rf /' >/dev/null 2>&1 || st=$?
+	[ "$st" -eq 1 ] || bad "the README's answerer: rm -rf gave exit $st, not 1 (rejected)"
+	st=0; R --session "$id" approve --tool bash --subject 'ls' >/dev/null 2>&1 || st=$?
+	[ "$st" -eq 3 ] || bad "the README's answerer: ls delegated to the end of the chain gave exit $st, not 3 (unavailable)"
+	ok "warden approve: the README's answerer rejects rm -rf and delegates the rest"
+else
+	echo "NOTE: warden approve is not built yet: the README answerer is only loaded"
+fi
+
 exit "$fail"
