@@ -1,0 +1,128 @@
+# lib.sh — shared by the `warden run` tests: a scratch tree inside the
+# build tree (the loader refuses world-writable directories, and a bwrap
+# workspace-write run hides the host's /tmp), configs over the real
+# plugins, and assertions on a run's exit status, output and --json
+# object.  Sourced, not run.
+: "${top_srcdir:?run by make check}" "${top_builddir:?run by make check}" "${WARDEN:?run by make check}"
+
+PY=/usr/bin/python3
+BWRAP_SO=$top_builddir/plugins/bwrap/.libs/bwrap.so
+LL_SO=$top_builddir/plugins/landlock/.libs/landlock.so
+RUNNER=$top_builddir/plugins/landlock/warden-landlock-run
+FAKE_PARTIAL=$top_srcdir/tests/landlock/fake-partial-runner
+failures=0
+
+mkdir -p "$top_builddir/tests/run"
+T=$(mktemp -d "$top_builddir/tests/run/t-XXXXXX")
+chmod 755 "$T"
+trap 'rm -rf "$T"' EXIT
+mkdir "$T/ws" "$T/outside" "$T/state"
+chmod 700 "$T/state"
+echo original >"$T/outside/file"
+# Processes a test starts carry this in their argv, so that what is left
+# of them can be found afterwards.
+TAG=$(( ($$ % 9000) + 1000 ))
+
+fail() {
+	echo "FAIL: $*"
+	failures=$((failures + 1))
+}
+
+ok() {
+	echo "ok: $*"
+}
+
+finish() {
+	if [ "$failures" -ne 0 ]; then
+		echo "$failures failure(s)"
+		exit 1
+	fi
+	exit 0
+}
+
+# The real mechanisms must be here: a missing one fails, it never skips.
+command -v bwrap >/dev/null 2>&1 ||
+	{ echo "FAIL: bubblewrap is not installed (apt-get install bubblewrap; ./quickstart installs it)"; exit 1; }
+for f in "$BWRAP_SO" "$LL_SO" "$RUNNER"; do
+	[ -e "$f" ] || { echo "FAIL: $f was not built"; exit 1; }
+done
+
+# config NAME DEFAULT_MODE [SECTION...]: writes $T/NAME.ini with state_dir
+# and workspace_root in $T; each SECTION is "bwrap", "landlock",
+# "landlock-partial" (the fake ABI-2 runner), "missing", or a literal
+# block of lines.  Extra [warden] keys come from $EXTRA.
+config() {
+	name=$1 mode=$2
+	shift 2
+	{
+		printf '[warden]\ndefault_mode = %s\nstate_dir = %s\nworkspace_root = %s\n' \
+			"$mode" "$T/state" "$T/ws"
+		[ -z "${EXTRA:-}" ] || printf '%s\n' "$EXTRA"
+		for s in "$@"; do
+			case $s in
+			bwrap) printf '[backend bwrap]\nplugin = %s\n' "$BWRAP_SO" ;;
+			landlock) printf '[backend landlock]\nplugin = %s\nrunner = %s\n' "$LL_SO" "$RUNNER" ;;
+			landlock-partial) printf '[backend landlock]\nplugin = %s\nrunner = %s\n' "$LL_SO" "$FAKE_PARTIAL" ;;
+			missing) printf '[backend gone]\nplugin = %s/no-such-backend.so\n' "$T" ;;
+			*) printf '%s\n' "$s" ;;
+			esac
+		done
+	} >"$T/$name.ini"
+	chmod 644 "$T/$name.ini"
+}
+
+# wr CONFIG ARGS...: runs warden --config $T/CONFIG.ini ARGS in $T/ws;
+# sets $rc, stdout in $T/out, stderr in $T/err.
+wr() {
+	c=$1
+	shift
+	(cd "$T/ws" && "$WARDEN" --config "$T/$c.ini" "$@") >"$T/out" 2>"$T/err" </dev/null
+	rc=$?
+}
+
+# field KEY: a field of the --json object (the last line of $T/out), as
+# Python prints it (None, True, a number, a string).
+field() {
+	tail -n 1 "$T/out" | "$PY" -c 'import json, sys; print(json.load(sys.stdin).get(sys.argv[1], "<absent>"))' "$1" 2>/dev/null ||
+		echo "<no json>"
+}
+
+# expect WHAT RC [KEY=VALUE...]: $rc is RC and each --json field has VALUE.
+expect() {
+	what=$1 want=$2
+	shift 2
+	if [ "$rc" != "$want" ]; then
+		fail "$what: exit $rc, want $want"
+		sed 's/^/  stdout: /' "$T/out"
+		sed 's/^/  stderr: /' "$T/err"
+		return 1
+	fi
+	for kv in "$@"; do
+		got=$(field "${kv%%=*}")
+		if [ "$got" != "${kv#*=}" ]; then
+			fail "$what: ${kv%%=*} is '$got', want '${kv#*=}'"
+			tail -n 1 "$T/out"
+			sed 's/^/  stderr: /' "$T/err"
+			return 1
+		fi
+	done
+	ok "$what (exit $rc${*:+, $*})"
+}
+
+# err_has WHAT PATTERN: stderr has a line matching PATTERN (grep -E).
+err_has() {
+	if grep -qE -- "$2" "$T/err"; then
+		ok "$1"
+	else
+		fail "$1: no stderr line matches '$2'"
+		sed 's/^/  stderr: /' "$T/err"
+	fi
+}
+
+# leftovers PATTERN: processes whose command line contains PATTERN.
+leftovers() {
+	for d in /proc/[0-9]*; do
+		cmd=$( (tr '\0' ' ' <"$d/cmdline") 2>/dev/null) || continue
+		case $cmd in *"$1"*) echo "${d#/proc/} $cmd" ;; esac
+	done
+}
