@@ -56,7 +56,6 @@
 #include "classify.h"
 #include "cli.h"
 #include "env.h"
-#include "loader.h"
 #include "policy.h"
 #include "sandbox.h"
 #include "session.h"
@@ -351,40 +350,6 @@ static int program_check(const char *name, char *why, size_t whylen)
 	return RUN_NOT_FOUND;
 }
 
-/* The backends of cfg, loaded and opened in config order. */
-struct backends {
-	struct warden_loaded *loaded;
-	size_t n;
-	struct warden_sandbox *svc;
-};
-
-static void backends_free(struct backends *b)
-{
-	size_t i;
-
-	warden_sandbox_free(b->svc);
-	for (i = 0; i < b->n; i++)
-		warden_loader_unload(&b->loaded[i]);
-	free(b->loaded);
-	memset(b, 0, sizeof(*b));
-}
-
-static int backends_load(const struct warden_config *cfg, struct backends *b,
-                         struct warden_error *err)
-{
-	size_t i;
-
-	memset(b, 0, sizeof(*b));
-	b->loaded = calloc(cfg->n_backends + 1, sizeof(*b->loaded));
-	if (b->loaded == NULL)
-		return warden_error_set(err, WARDEN_EOS, "run: out of memory");
-	/* A backend that fails to load is unusable with its reason; the
-	 * sandbox service reports it if nothing else can confine. */
-	for (i = 0; i < cfg->n_backends; i++, b->n++)
-		warden_loader_load(cfg, &cfg->backends[i], 1, &b->loaded[i]);
-	return warden_sandbox_new(b->loaded, b->n, &b->svc, err);
-}
-
 static const char *backend_instance(const struct warden_loaded *b)
 {
 	return b->cfg != NULL && b->cfg->name != NULL ? b->cfg->name : "?";
@@ -396,7 +361,7 @@ static const char *backend_instance(const struct warden_loaded *b)
  * is set when usable backends exist but none is full (a refusal, not
  * unavailability).
  */
-static int confine_for_run(struct backends *b, const char *const *argv,
+static int confine_for_run(struct warden_sandbox *svc, const char *const *argv,
                            size_t argc, const struct warden_policy *pol,
                            int require_full, struct warden_confined **out,
                            int *refused, struct warden_error *err)
@@ -409,19 +374,19 @@ static int confine_for_run(struct backends *b, const char *const *argv,
 
 	*refused = 0;
 	if (!require_full)
-		return warden_sandbox_confine(b->svc, argv, argc, pol, out, err);
-	for (i = 0; i < warden_sandbox_count(b->svc); i++) {
-		const char *name = backend_instance(warden_sandbox_backend(b->svc, i));
+		return warden_sandbox_confine(svc, argv, argc, pol, out, err);
+	for (i = 0; i < warden_sandbox_count(svc); i++) {
+		const char *name = backend_instance(warden_sandbox_backend(svc, i));
 		const char *why;
 
-		warden_sandbox_probe(b->svc, i, pol->mode, &probe);
+		warden_sandbox_probe(svc, i, pol->mode, &probe);
 		if (!probe.usable)
 			continue;
 		any_usable = 1;
 		if (probe.enforcement != WARDEN_ENFORCEMENT_FULL) {
 			why = probe.detail[0] ? probe.detail : "partial";
 		} else {
-			r = warden_sandbox_confine_with(b->svc, name, argv, argc, pol, out, &one);
+			r = warden_sandbox_confine_with(svc, name, argv, argc, pol, out, &one);
 			if (r == 0 && (*out)->enforcement == WARDEN_ENFORCEMENT_FULL)
 				return 0;
 			if (r == -WARDEN_EUSAGE || r == -WARDEN_EINTERNAL) {
@@ -439,7 +404,7 @@ static int confine_for_run(struct backends *b, const char *const *argv,
 			used = sizeof(reasons) - 1;
 	}
 	if (!any_usable)  /* the service names each backend's reason */
-		return warden_sandbox_confine(b->svc, argv, argc, pol, out, err);
+		return warden_sandbox_confine(svc, argv, argc, pol, out, err);
 	*refused = 1;
 	return warden_error_set(err, WARDEN_EREFUSED,
 	                        "refused: require_full is set and no backend enforces %s fully (%s)",
@@ -575,7 +540,7 @@ struct run_ctx {
 	struct run_opts *o;
 	struct warden_config *cfg;
 	struct warden_session *session;
-	struct backends backends;
+	struct warden_sandbox *sandbox;
 	struct warden_confined *confined;
 	struct warden_spawn_result *sr;
 	const char **patterns;
@@ -588,7 +553,7 @@ struct run_ctx {
 static void ctx_free(struct run_ctx *c)
 {
 	warden_confined_free(c->confined);
-	backends_free(&c->backends);
+	warden_sandbox_free(c->sandbox);
 	warden_session_close(c->session);
 	warden_config_free(c->cfg);
 	free(c->patterns);
@@ -753,6 +718,9 @@ static int run_flow(struct run_ctx *c, struct run_report *rep,
 	}
 
 	/* 3. escalation */
+	if (c->o->escalate && c->session == NULL)
+		return warden_error_set(err, WARDEN_EUSAGE,
+		                        "run: --escalate needs a session (--session ID or WARDEN_SESSION): the approval is recorded in its log");
 	if (c->o->escalate) {
 		subject = c->o->command != NULL ? strdup(c->o->command)
 		                                : argv_subject(c->argv, c->argc);
@@ -785,7 +753,9 @@ static int run_flow(struct run_ctx *c, struct run_report *rep,
 
 	/* 5. danger-full-access is never confined. */
 	if (res.mode != WARDEN_SANDBOX_DANGER_FULL_ACCESS) {
-		if ((r = backends_load(c->cfg, &c->backends, err)) < 0)
+		/* A backend that does not load is unusable with its reason;
+		 * the service names it if nothing else can confine. */
+		if ((r = warden_sandbox_open(c->cfg, &c->sandbox, err)) < 0)
 			return r;
 		memset(&pol, 0, sizeof(pol));
 		pol.struct_size = sizeof(pol);
@@ -793,7 +763,7 @@ static int run_flow(struct run_ctx *c, struct run_report *rep,
 		pol.workspace_root = res.root;
 		pol.session_id = rep->session != NULL ? rep->session : "";
 		pol.status_fd = STATUS_FD;
-		r = confine_for_run(&c->backends, c->argv, c->argc, &pol,
+		r = confine_for_run(c->sandbox, c->argv, c->argc, &pol,
 		                    c->o->require_full || c->cfg->require_full,
 		                    &c->confined, &refused, err);
 		if (r < 0 && (refused || r == -WARDEN_EUNAVAILABLE)) {

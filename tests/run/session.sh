@@ -89,6 +89,10 @@ wr cfg run --escalate read-only --justification x -c true
 expect "escalating to read-only is a usage error" 64
 wr cfg run --escalate workspace-write -c true
 expect "--escalate without --justification" 64
+(unset WARDEN_SESSION; wr cfg run --escalate workspace-write --justification x -c "touch '$T/ws/nosess'"
+ expect "--escalate without a session" 64 && err_has "says the session is needed" "needs a session"
+ exit $failures) || failures=$((failures + 1))
+[ ! -e "$T/ws/nosess" ] || fail "an escalation without a session ran"
 
 echo "---- a log that cannot be written stops the run before it starts"
 if unshare -m true 2>/dev/null; then
