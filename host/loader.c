@@ -310,6 +310,7 @@ static int open_instance(const struct warden_config *config,
 	args.kv = cfg->kv;
 	args.kv_count = cfg->kv_count;
 	args.libexec_dir = WARDEN_LIBEXEC_DIR;
+	args.timeout_ms = cfg->timeout_ms;
 	err[0] = '\0';
 	out->state = out->desc.open(&args, err, sizeof(err));
 	if (out->state == NULL) {

@@ -103,7 +103,18 @@ struct warden_open_args {
 	const struct warden_kv *kv;
 	size_t kv_count;
 	const char *libexec_dir;/* where warden's helper programs live */
+	/* Appended after v1.0: read it only when struct_size covers it
+	 * (WARDEN_OPEN_ARGS_HAS(args, timeout_ms)).  An answerer's
+	 * `timeout_ms` from its section, 0 when none.  The key is the host's,
+	 * and it is passed here so that an answerer that blocks (a prompt, a
+	 * program it runs) can apply its own outcome at that deadline. */
+	long timeout_ms;
 };
+
+/* Whether the host's struct warden_open_args includes `field`. */
+#define WARDEN_OPEN_ARGS_HAS(args, field)                                  \
+	((args)->struct_size >= offsetof(struct warden_open_args, field) + \
+	                        sizeof((args)->field))
 
 /* ------------------------------------------------------------ answerer */
 
