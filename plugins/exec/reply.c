@@ -1,0 +1,67 @@
+/*
+ * reply.c — the exec answerer's reply: one exact word on the first line.
+ *
+ * Strict on purpose: an answer that is almost a word ("allowed-once ",
+ * "Allowed-Once", "allowed-once\r") is a broken program, not an answer,
+ * and a broken answerer makes the request unavailable.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <warden/plugin.h>
+
+#include "reply.h"
+
+static const struct {
+	const char *word;
+	int decision;
+} words[] = {
+	{ "allowed-once", WARDEN_DECISION_ALLOWED_ONCE },
+	{ "rejected", WARDEN_DECISION_REJECTED },
+	{ "cancelled", WARDEN_DECISION_CANCELLED },
+	{ "next", WARDEN_DECISION_DELEGATE },
+};
+
+/* A short, printable copy of what the program said, for the reason: its
+ * bytes are not trusted to be text. */
+static void shown(const char *s, size_t n, char *buf, size_t size)
+{
+	size_t i, max = n < size - 1 ? n : size - 1;
+
+	for (i = 0; i < max; i++)
+		buf[i] = s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?';
+	buf[max] = '\0';
+}
+
+int exec_reply_parse(const char *out, size_t len, char *why, size_t whylen)
+{
+	char said[65];
+	const char *nl = len > 0 ? memchr(out, '\n', len) : NULL;
+	size_t n = nl != NULL ? (size_t)(nl - out) : len;
+	size_t i;
+
+	if (n > EXEC_REPLY_LINE_MAX) {
+		WARDEN_PLUGIN_ERR(why, whylen, "the first line of its output "
+		                  "is longer than %d bytes", EXEC_REPLY_LINE_MAX);
+		return WARDEN_DECISION_ERROR;
+	}
+	if (n == 0) {
+		WARDEN_PLUGIN_ERR(why, whylen, len == 0 ? "it printed nothing"
+		                  : "the first line of its output is empty");
+		return WARDEN_DECISION_ERROR;
+	}
+	if (memchr(out, '\0', n) != NULL) {
+		WARDEN_PLUGIN_ERR(why, whylen, "the first line of its output "
+		                  "contains a NUL byte");
+		return WARDEN_DECISION_ERROR;
+	}
+	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (strlen(words[i].word) == n &&
+		    memcmp(words[i].word, out, n) == 0)
+			return words[i].decision;
+	shown(out, n, said, sizeof(said));
+	WARDEN_PLUGIN_ERR(why, whylen, "it answered '%s%s' (allowed: "
+	                  "allowed-once, rejected, cancelled, next)", said,
+	                  n >= sizeof(said) ? "..." : "");
+	return WARDEN_DECISION_ERROR;
+}

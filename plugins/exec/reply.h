@@ -1,0 +1,21 @@
+/*
+ * reply.h — the exec answerer's reply parser, apart from the process
+ * handling so that it can be fuzzed on its own (fuzz/fuzz_exec_reply.c).
+ */
+#ifndef WARDEN_EXEC_REPLY_H
+#define WARDEN_EXEC_REPLY_H
+
+#include <stddef.h>
+
+/* The longest first line accepted, without its newline. */
+#define EXEC_REPLY_LINE_MAX 4096
+
+/* Parse what the program wrote to stdout (out, len bytes; not
+ * NUL-terminated; it may be cut short after the first line).  The first
+ * line, up to the first '\n' or the end of out, must be exactly one of
+ * `allowed-once`, `rejected`, `cancelled` or `next`.  Returns the
+ * WARDEN_DECISION_* value, or WARDEN_DECISION_ERROR with a one-line
+ * reason in why (always terminated when whylen > 0). */
+int exec_reply_parse(const char *out, size_t len, char *why, size_t whylen);
+
+#endif

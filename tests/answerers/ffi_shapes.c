@@ -1,0 +1,24 @@
+/*
+ * ffi_shapes.c — functions of the other shapes the ffi answerer supports,
+ * for tests/test_ffi.c: no argument, and six.
+ */
+#include <string.h>
+
+int shape_none(void);
+int shape_six(const char *a, const char *b, const char *c, const char *d,
+              const char *e, const char *f);
+
+int shape_none(void)
+{
+	return -3;
+}
+
+/* 0 when the six fields came in the order session request_id tool subject
+ * call_id cwd with the values tests/test_ffi.c sends, else 1. */
+int shape_six(const char *a, const char *b, const char *c, const char *d,
+              const char *e, const char *f)
+{
+	return strcmp(a, "s1") == 0 && strcmp(b, "r1") == 0 &&
+	       strcmp(c, "bash") == 0 && strcmp(d, "ls -l") == 0 &&
+	       strcmp(e, "") == 0 && strcmp(f, "/w") == 0 ? 0 : 1;
+}
