@@ -70,7 +70,11 @@ cfg="$dest/warden.ini"
 	for so in "$plugins"/*.so; do
 		[ -e "$so" ] || continue
 		name=$(basename "$so" .so)
-		printf '[backend %s]\nplugin = %s\n' "$name" "$name"
+		case $name in
+		exec|tty|ffi|rules) kind=answerer ;;
+		*) kind=backend ;;
+		esac
+		printf '[%s %s]\nplugin = %s\n' "$kind" "$name" "$name"
 	done
 } >"$cfg"
 chmod 644 "$cfg"
@@ -81,8 +85,9 @@ d = json.load(open(sys.argv[1]))
 mine = [p for p in d["plugins"] if p["instance"] == "mine"][0]
 assert mine["status"] == "loaded" and mine["name"] == "mine", mine
 for p in d["plugins"]:
-    # Installed backends are found and valid; whether they can open here
-    # (their helpers, the kernel) is the sandbox tests' business.
+    # Installed plugins are found and valid; whether they can open here
+    # (their helpers, the kernel, an answerer's required keys) is their
+    # own tests' business.
     assert p["status"] in ("loaded", "failed"), p
 PY
 echo "ok"
