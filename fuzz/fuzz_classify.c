@@ -257,8 +257,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	warden_evidence_parse(WARDEN_EVIDENCE_EXEC_PIPE, tail, tail_len, ws,
 	                      &exec, why, sizeof(why));
-	if (exec != (tail_len == 0 ? WARDEN_EXEC_HAPPENED
-	                           : WARDEN_EXEC_NOT_HAPPENED) ||
+	if (exec != (tail_len == sizeof(WARDEN_EXEC_PIPE_STARTED) - 1 &&
+	             memcmp(tail, WARDEN_EXEC_PIPE_STARTED, tail_len) == 0
+	             ? WARDEN_EXEC_HAPPENED : WARDEN_EXEC_NOT_HAPPENED) ||
 	    !printable_line(why, sizeof(why)))
 		abort();
 	warden_evidence_parse(WARDEN_EVIDENCE_NONE, tail, tail_len, ws, &exec,

@@ -315,7 +315,10 @@ void warden_evidence_parse(int kind, const char *buf, size_t len,
                            int wait_status, int *exec, char *why,
                            size_t whylen)
 {
-	static const char fatal[] = "fatal: ";
+	static const char fatal[] = WARDEN_EXEC_PIPE_FATAL;
+	static const char started[] = WARDEN_EXEC_PIPE_STARTED;
+	static const char never[] =
+		"the runner never started (it could not be executed, or died before it reported)";
 
 	*exec = WARDEN_EXEC_UNKNOWN;
 	if (why != NULL && whylen > 0)
@@ -329,17 +332,28 @@ void warden_evidence_parse(int kind, const char *buf, size_t len,
 		parse_bwrap(buf, len, wait_status, exec, why, whylen);
 		break;
 	case WARDEN_EVIDENCE_EXEC_PIPE:
-		if (len == 0) {
+		/* Positive evidence only: "started" and nothing after it. */
+		if (len == sizeof(started) - 1 &&
+		    memcmp(buf, started, sizeof(started) - 1) == 0) {
 			*exec = WARDEN_EXEC_HAPPENED;
-		} else {
-			*exec = WARDEN_EXEC_NOT_HAPPENED;
-			if (len >= sizeof(fatal) - 1 &&
-			    memcmp(buf, fatal, sizeof(fatal) - 1) == 0)
-				set_why(why, whylen, buf + sizeof(fatal) - 1,
-				        len - (sizeof(fatal) - 1));
-			else
-				set_why(why, whylen, buf, len);
+			break;
 		}
+		*exec = WARDEN_EXEC_NOT_HAPPENED;
+		if (len == 0) {
+			set_why(why, whylen, never, sizeof(never) - 1);
+			break;
+		}
+		if (len >= sizeof(started) - 1 &&
+		    memcmp(buf, started, sizeof(started) - 1) == 0) {
+			buf += sizeof(started) - 1;
+			len -= sizeof(started) - 1;
+		}
+		if (len >= sizeof(fatal) - 1 &&
+		    memcmp(buf, fatal, sizeof(fatal) - 1) == 0)
+			set_why(why, whylen, buf + sizeof(fatal) - 1,
+			        len - (sizeof(fatal) - 1));
+		else
+			set_why(why, whylen, buf, len);
 		break;
 	default:
 		break;

@@ -99,8 +99,9 @@ int warden_classify_runner_failed(const struct warden_classify_facts *facts,
  * a runner killed from outside (a timeout) writes no exit-code object
  * either; otherwise UNKNOWN.  Malformed JSON proves nothing (UNKNOWN).
  *
- * EXEC_PIPE: EOF on an empty channel is HAPPENED; any content is
- * NOT_HAPPENED ("fatal: REASON" puts REASON in `why`).
+ * EXEC_PIPE: HAPPENED only on positive evidence, a channel that carried
+ * exactly "started\n" up to EOF; anything else is NOT_HAPPENED: empty (the
+ * runner never started), or "started\nfatal: REASON" (REASON in `why`).
  *
  * NONE: UNKNOWN.
  */

@@ -451,17 +451,43 @@ static void test_bwrap_evidence_with_nul_bytes(void **s)
 	assert_int_not_equal(exec, WARDEN_EXEC_HAPPENED);
 }
 
-static void test_exec_pipe_empty_is_happened_and_content_is_not(void **s)
+static void test_exec_pipe_only_started_then_eof_is_happened(void **s)
 {
 	char why[128];
 
 	(void)s;
-	assert_int_equal(evidence(WARDEN_EVIDENCE_EXEC_PIPE, "", exited(3), why), WARDEN_EXEC_HAPPENED);
-	assert_int_equal(evidence(WARDEN_EVIDENCE_EXEC_PIPE, NULL, exited(0), why), WARDEN_EXEC_HAPPENED);
+	assert_int_equal(evidence(WARDEN_EVIDENCE_EXEC_PIPE, "started\n", exited(3), why),
+	                 WARDEN_EXEC_HAPPENED);
+	assert_int_equal(evidence(WARDEN_EVIDENCE_EXEC_PIPE, "started\n", exited(125), why),
+	                 WARDEN_EXEC_HAPPENED);
+	assert_int_equal(evidence(WARDEN_EVIDENCE_EXEC_PIPE, "started\nfatal: exec: x: No such file or directory\n",
+	                          exited(125), why), WARDEN_EXEC_NOT_HAPPENED);
+	assert_string_equal(why, "exec: x: No such file or directory");
 	assert_int_equal(evidence(WARDEN_EVIDENCE_EXEC_PIPE, "fatal: execve: No such file or directory\n",
 	                          exited(125), why), WARDEN_EXEC_NOT_HAPPENED);
 	assert_string_equal(why, "execve: No such file or directory");
 	assert_int_equal(evidence(WARDEN_EVIDENCE_EXEC_PIPE, "x", exited(0), why), WARDEN_EXEC_NOT_HAPPENED);
+	assert_int_equal(evidence(WARDEN_EVIDENCE_EXEC_PIPE, "started", exited(0), why),
+	                 WARDEN_EXEC_NOT_HAPPENED);
+	assert_int_equal(evidence(WARDEN_EVIDENCE_EXEC_PIPE, "started\nstarted\n", exited(0), why),
+	                 WARDEN_EXEC_NOT_HAPPENED);
+}
+
+/* Regression: a runner that died before it took the status fd (a bad
+ * argument parsed first, or a runner that could not be executed at all)
+ * leaves the pipe empty; that once read as "exec happened". */
+static void test_exec_pipe_empty_is_never_started_not_happened(void **s)
+{
+	char why[128];
+
+	(void)s;
+	assert_int_equal(evidence(WARDEN_EVIDENCE_EXEC_PIPE, "", exited(125), why),
+	                 WARDEN_EXEC_NOT_HAPPENED);
+	assert_non_null(strstr(why, "never started"));
+	assert_int_equal(evidence(WARDEN_EVIDENCE_EXEC_PIPE, NULL, exited(127), why),
+	                 WARDEN_EXEC_NOT_HAPPENED);
+	assert_int_equal(evidence(WARDEN_EVIDENCE_EXEC_PIPE, "", exited(0), why),
+	                 WARDEN_EXEC_NOT_HAPPENED);
 }
 
 static void test_exec_pipe_reason_is_one_printable_line(void **s)
@@ -574,7 +600,8 @@ int main(void)
 		cmocka_unit_test(test_bwrap_killed_from_outside_proves_nothing),
 		cmocka_unit_test(test_bwrap_malformed_or_hostile_json_never_proves_exec),
 		cmocka_unit_test(test_bwrap_evidence_with_nul_bytes),
-		cmocka_unit_test(test_exec_pipe_empty_is_happened_and_content_is_not),
+		cmocka_unit_test(test_exec_pipe_only_started_then_eof_is_happened),
+		cmocka_unit_test(test_exec_pipe_empty_is_never_started_not_happened),
 		cmocka_unit_test(test_exec_pipe_reason_is_one_printable_line),
 		cmocka_unit_test(test_no_evidence_kind_is_unknown),
 		cmocka_unit_test(test_evidence_read_keeps_the_start_and_drains_to_eof),

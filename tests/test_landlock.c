@@ -360,6 +360,33 @@ static void test_runner_failure_is_a_sandbox_error_with_and_without_evidence(voi
 	host_close(&h);
 }
 
+/* Regression: a runner that never starts leaves the status pipe empty;
+ * that once read as "exec happened", and the spawner's exit 127 as the
+ * command's own failure. */
+static void test_a_runner_that_never_starts_is_a_sandbox_error(void **state)
+{
+	struct host h;
+	struct result r;
+	const char *argv[] = { "true" };
+	struct warden_confined *c;
+	char copy[PATH_MAX], cmd[2 * PATH_MAX + 32];
+
+	(void)state;
+	xsnprintf(copy, sizeof(copy), "%s/gone-runner", scratch);
+	xsnprintf(cmd, sizeof(cmd), "cp '%s' '%s'", runner, copy);
+	assert_int_equal(system(cmd), 0);
+	host_with_runner(&h, copy);
+	c = confine(&h, WARDEN_MODE_READ_ONLY, 3, argv, 1);
+	assert_int_equal(unlink(copy), 0);
+	run(c, &r);
+	assert_true(WIFEXITED(r.wait_status) && WEXITSTATUS(r.wait_status) == 127);
+	assert_int_equal(r.exec, WARDEN_EXEC_NOT_HAPPENED);
+	assert_non_null(strstr(r.why, "never started"));
+	assert_int_equal(r.cls, WARDEN_CLASS_SANDBOX_ERROR);
+	warden_confined_free(c);
+	host_close(&h);
+}
+
 static void test_a_child_forging_the_fatal_line_is_its_own_failure(void **state)
 {
 	struct host h;
@@ -483,6 +510,7 @@ int main(void)
 		cmocka_unit_test(test_write_outside_is_denied_in_both_modes_and_the_file_unchanged),
 		cmocka_unit_test(test_workspace_write_writes_inside_the_root),
 		cmocka_unit_test(test_runner_failure_is_a_sandbox_error_with_and_without_evidence),
+		cmocka_unit_test(test_a_runner_that_never_starts_is_a_sandbox_error),
 		cmocka_unit_test(test_a_child_forging_the_fatal_line_is_its_own_failure),
 		cmocka_unit_test(test_the_command_fails_on_its_own),
 		cmocka_unit_test(test_partial_abi_probe_and_notice_are_not_failures),

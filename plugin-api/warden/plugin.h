@@ -171,11 +171,20 @@ enum warden_evidence {
 	/* bubblewrap's --json-status-fd: exec happened iff an object with an
 	 * "exit-code" member was written. */
 	WARDEN_EVIDENCE_BWRAP_JSON = 1,
-	/* A close-on-exec pipe: the runner writes nothing on success, so the
-	 * pipe reaches EOF empty exactly when exec() succeeded; on failure the
-	 * runner writes one line "fatal: REASON" before exiting. */
+	/* A close-on-exec pipe.  The runner writes WARDEN_EXEC_PIPE_STARTED
+	 * as soon as it holds the descriptor, before anything that can fail
+	 * (its own arguments included); on failure it then writes one line
+	 * "fatal: REASON" before exiting; on success exec() closes the pipe.
+	 * Exec happened iff the pipe carried exactly WARDEN_EXEC_PIPE_STARTED
+	 * up to EOF.  Empty means the runner never started (it could not be
+	 * executed, or died before it could report): not happened.  (A runner
+	 * killed by a signal between the two looks like a command killed.) */
 	WARDEN_EVIDENCE_EXEC_PIPE = 2,
 };
+
+/* The EXEC_PIPE protocol's two messages. */
+#define WARDEN_EXEC_PIPE_STARTED "started\n"
+#define WARDEN_EXEC_PIPE_FATAL "fatal: "
 
 /* The policy of one confine() call.  Carried per call: a backend keeps no
  * policy state between calls. */

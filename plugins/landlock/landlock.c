@@ -9,8 +9,10 @@
  * read and execute everywhere, writes only under ROOT (workspace-write) and
  * to /dev/null, no capability, no_new_privs, no controlling terminal, no
  * descriptor above 2, then exec.  The status fd is close-on-exec in the
- * runner, so the command never holds it: the pipe reaches EOF empty exactly
- * when exec() happened (WARDEN_EVIDENCE_EXEC_PIPE).
+ * runner, so the command never holds it: the runner writes "started" first
+ * and "fatal: ..." on failure, so the pipe reaches EOF holding exactly
+ * "started" when exec() happened, and empty when the runner never started
+ * (WARDEN_EVIDENCE_EXEC_PIPE).
  *
  * What each mode honestly gets:
  *   read-only        `full` on a kernel with Landlock ABI >= 3: Landlock

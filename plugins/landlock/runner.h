@@ -10,6 +10,8 @@
 #ifndef WARDEN_LANDLOCK_RUNNER_H
 #define WARDEN_LANDLOCK_RUNNER_H
 
+#include <warden/plugin.h>
+
 #define WARDEN_LANDLOCK_RUNNER_NAME "warden-landlock-run"
 
 /* Every failure of the runner before the command runs exits with this. */
@@ -19,8 +21,11 @@
  * "warden-landlock-run: fatal: WHAT: WHY". */
 #define WARDEN_LANDLOCK_FATAL_PREFIX WARDEN_LANDLOCK_RUNNER_NAME ": fatal: "
 
-/* The start of the line written to the status pipe on failure. */
-#define WARDEN_LANDLOCK_STATUS_FATAL "fatal: "
+/* The status pipe's messages (WARDEN_EVIDENCE_EXEC_PIPE in plugin.h):
+ * the first line, written as soon as the runner holds the descriptor, and
+ * the start of the line written on failure. */
+#define WARDEN_LANDLOCK_STATUS_STARTED WARDEN_EXEC_PIPE_STARTED
+#define WARDEN_LANDLOCK_STATUS_FATAL WARDEN_EXEC_PIPE_FATAL
 
 /* The one informational line of a kernel whose Landlock ABI predates
  * LANDLOCK_ACCESS_FS_TRUNCATE (ABI 3): truncate(2) of a file outside the

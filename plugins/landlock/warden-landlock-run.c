@@ -8,6 +8,9 @@
  * variable changes what it does; PATH is read only to find ARGV[0], see
  * below).  In order it:
  *
+ *   0. takes the status fd, before anything that can fail (its own
+ *      arguments included), and writes "started" to it: an empty status
+ *      pipe then always means the runner never started;
  *   1. parses argv strictly: every path absolute, `--` required, ARGV
  *      non-empty; anything else is fatal;
  *   2. marks the status fd close-on-exec and closes every other fd but 0-2;
@@ -39,8 +42,8 @@
  *
  * Failure: exactly one stderr line "warden-landlock-run: fatal: WHAT: WHY",
  * exit status 125, the command not run; with --status-fd the same reason is
- * written to the status fd as "fatal: WHAT: WHY".  On success the status fd
- * is closed by exec() without a byte written.  A kernel whose Landlock ABI
+ * written to the status fd as "fatal: WHAT: WHY" after "started".  On
+ * success the status fd is closed by exec() holding only "started".  A kernel whose Landlock ABI
  * cannot govern every write gets one informational line (runner.h) and the
  * command runs.
  *
@@ -273,6 +276,36 @@ static void take_status_fd(int fd)
 	if (fcntl(fd, F_SETFD, flags | FD_CLOEXEC) < 0)
 		fatal("--status-fd", "%d: %s", fd, strerror(errno));
 	status_fd = fd;
+	write_all(fd, WARDEN_LANDLOCK_STATUS_STARTED,
+	          sizeof(WARDEN_LANDLOCK_STATUS_STARTED) - 1);
+}
+
+/*
+ * Step 0: the first --status-fd before `--`, taken before the strict parse
+ * so that a bad argument is reported out of band too.  Only an open
+ * descriptor above 2 is taken; anything else is left to parse_args(),
+ * which then fails with the status fd unknown (an empty pipe: the host
+ * reads "never started").  The paths of --ro and --rw are skipped so a
+ * path spelled "--status-fd" is not mistaken for the option.
+ */
+static void take_status_fd_early(int argc, char **argv)
+{
+	int i, fd;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		if (strcmp(argv[i], "--ro") == 0 || strcmp(argv[i], "--rw") == 0) {
+			i++;
+			continue;
+		}
+		if (strcmp(argv[i], "--status-fd") != 0)
+			continue;
+		if (i + 1 >= argc)
+			return;
+		fd = parse_fd(argv[i + 1]);
+		if (fd >= 3 && fcntl(fd, F_GETFD) >= 0)
+			take_status_fd(fd);
+		return;
+	}
 }
 
 static void close_range_or_die(unsigned lo, unsigned hi)
@@ -579,10 +612,11 @@ int main(int argc, char **argv)
 {
 	struct args a;
 
+	take_status_fd_early(argc, argv);
 	parse_args(argc, argv, &a);
 	if (a.probe)
 		probe();
-	if (a.status_fd >= 0)
+	if (a.status_fd >= 0 && status_fd < 0)
 		take_status_fd(a.status_fd);
 	close_inherited_fds();
 	leave_terminal();

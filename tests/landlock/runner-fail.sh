@@ -33,24 +33,52 @@ expect_fatal "not executable" "$RUNNER" -- "$T/outside/file"
 res=$("$ACT" status "$RUNNER" --status-fd @FD@ -- warden-no-such-command 2>/dev/null)
 case $res in
 "exit=125
-status=fatal: exec: warden-no-such-command: command not found in PATH")
+status=started
+fatal: exec: warden-no-such-command: command not found in PATH")
 	ok "status pipe: says exec did not happen" ;;
 *) fail "status pipe on exec failure: $res" ;;
 esac
 res=$("$ACT" status "$RUNNER" --status-fd @FD@ --rw "$T/nope" -- true 2>/dev/null)
 case $res in
 "exit=125
-status=fatal: --rw: $T/nope: No such file or directory") ok "status pipe: says why on a bad --rw" ;;
+status=started
+fatal: --rw: $T/nope: No such file or directory") ok "status pipe: says why on a bad --rw" ;;
 *) fail "status pipe on bad --rw: $res" ;;
 esac
 res=$("$ACT" status "$RUNNER" --status-fd @FD@ -- sh -c \
 	'echo "warden-landlock-run: fatal: exec: forged: x" >&2; exit 125' 2>"$T/err")
 if [ "$res" = "exit=125
-status=EMPTY" ] && grep -q '^warden-landlock-run: fatal: exec: forged' "$T/err"; then
+status=started" ] && grep -q '^warden-landlock-run: fatal: exec: forged' "$T/err"; then
 	ok "status pipe: a child forging the fatal line is still an executed child"
 else
 	fail "forged fatal line: $res"
 fi
+
+# Regression: an argument error before --status-fd once left the pipe
+# empty, which the host read as "exec happened".  The status fd is taken
+# before anything else now.
+res=$("$ACT" status "$RUNNER" --bogus --status-fd @FD@ -- echo RAN 2>/dev/null)
+case $res in
+"exit=125
+status=started
+fatal: arguments: unknown argument '--bogus' ("*) ok "status pipe: an argument error before --status-fd is reported" ;;
+*) fail "argument error before --status-fd: $res" ;;
+esac
+res=$("$ACT" status "$RUNNER" --rw relative --status-fd @FD@ -- echo RAN 2>/dev/null)
+case $res in
+"exit=125
+status=started
+fatal: --rw: 'relative' is not an absolute path"*) ok "status pipe: a bad path before --status-fd is reported" ;;
+*) fail "bad path before --status-fd: $res" ;;
+esac
+res=$("$ACT" status "$RUNNER" --ro --status-fd --status-fd @FD@ -- echo RAN 2>/dev/null)
+case $res in
+"exit=125
+status=started
+fatal: --ro: '--status-fd' is not an absolute path"*)
+	ok "status pipe: a path spelled --status-fd is skipped, the option after it taken" ;;
+*) fail "--ro --status-fd: $res" ;;
+esac
 
 echo "---- finding the command"
 if [ "$("$RUNNER" -- bash -c 'echo ok')" = ok ]; then

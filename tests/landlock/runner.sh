@@ -161,8 +161,8 @@ for mode in read-only workspace-write; do
 		fds=$(exec 5<"$O"; "$ACT" status "$RUNNER" --status-fd @FD@ --rw "$T/ws" -- "$ACT" fds)
 	fi
 	if [ "$fds" = "exit=0
-status=EMPTY" ]; then
-		ok "$mode: no fd above 2 reaches the command; status pipe empty on exec"
+status=started" ]; then
+		ok "$mode: no fd above 2 reaches the command; status pipe holds only 'started' on exec"
 	else
 		fail "$mode: fds/status: $fds"
 	fi
