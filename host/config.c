@@ -273,7 +273,8 @@ static int new_plugin_section(struct parser *p, int type, const char *name)
 	pl->kind = type == SECT_BACKEND ? WARDEN_PLUGIN_BACKEND
 	                                : WARDEN_PLUGIN_ANSWERER;
 	pl->line = p->line;
-	pl->isolation = WARDEN_ISOLATION_INPROC;
+	/* A crash in an answerer costs one request, not the host. */
+	pl->isolation = WARDEN_ISOLATION_PROCESS;
 	p->index = (*n)++;
 	pl->name = xstrndup(p, name, strlen(name));
 	return !p->failed;

@@ -8,6 +8,7 @@
  *
  * Defaults for what a file leaves out: default_mode read-only (deny by
  * default), approval_policy ask, durability fsync, require_full false,
+ * answerers in isolation process with no timeout,
  * state_dir $XDG_STATE_HOME/warden/sessions (else
  * $HOME/.local/state/warden/sessions), plugin_dir the installed plugin
  * directory, presets the table of DESIGN §4.  A line is at most 198 bytes

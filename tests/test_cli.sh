@@ -44,9 +44,9 @@ real_zoo=$(cd "$zoo" && pwd -P)
 expect_line "$dir/out" "config: $dir/zoo.ini"
 expect_line "$dir/out" "[backend zb] loaded; zoo-backend 1.0, abi 1.0; $real_zoo/zoo_backend.so"
 expect_line "$dir/out" "[answerer good] loaded; zoo-answerer 1.0, abi 1.0, isolation process; $real_zoo/zoo_answerer.so"
-expect_line "$dir/out" "[answerer major] malformed: abi 2.0, host speaks 1.x, abi 2.0, isolation inproc; $real_zoo/zoo_abi_major.so"
-expect_line "$dir/out" "[answerer gone] missing: no such file: $zoo/zoo_gone.so, isolation inproc; $zoo/zoo_gone.so"
-expect_line "$dir/out" "[answerer openerr] failed: cannot reach the policy service of openerr; open-error 1.0, abi 1.0, isolation inproc; $real_zoo/zoo_open_error.so"
+expect_line "$dir/out" "[answerer major] malformed: abi 2.0, host speaks 1.x, abi 2.0, isolation process; $real_zoo/zoo_abi_major.so"
+expect_line "$dir/out" "[answerer gone] missing: no such file: $zoo/zoo_gone.so, isolation process; $zoo/zoo_gone.so"
+expect_line "$dir/out" "[answerer openerr] failed: cannot reach the policy service of openerr; open-error 1.0, abi 1.0, isolation process; $real_zoo/zoo_open_error.so"
 grep -q '^\[answerer crash\] failed: crashed while loading or opening: Segmentation fault' "$dir/out" ||
 	{ cat "$dir/out" >&2; fail "crash not reported"; }
 

@@ -125,7 +125,7 @@ static void test_sections_keep_file_order_and_plugin_keys(void **state)
 	               "plugin = /opt/p/bwrap.so\n"
 	               "path = /usr/bin/bwrap\n"
 	               "[answerer first]\n"
-	               "isolation = process\n"
+	               "isolation = inproc\n"
 	               "timeout_ms = 2500\n"
 	               "plugin = exec\n");
 	assert_int_equal(cfg->n_answerers, 2);
@@ -133,7 +133,7 @@ static void test_sections_keep_file_order_and_plugin_keys(void **state)
 	assert_int_equal(cfg->answerers[0].kind, WARDEN_PLUGIN_ANSWERER);
 	assert_int_equal(cfg->answerers[0].line, 1);
 	assert_int_equal(cfg->answerers[0].plugin_line, 2);
-	assert_int_equal(cfg->answerers[0].isolation, WARDEN_ISOLATION_INPROC);
+	assert_int_equal(cfg->answerers[0].isolation, WARDEN_ISOLATION_PROCESS);
 	assert_int_equal(cfg->answerers[0].kv_count, 3);
 	assert_string_equal(cfg->answerers[0].kv[0].key, "allow");
 	assert_string_equal(cfg->answerers[0].kv[0].value, "bash:git *");
@@ -142,7 +142,7 @@ static void test_sections_keep_file_order_and_plugin_keys(void **state)
 	assert_string_equal(cfg->answerers[0].kv[2].value, "bash:ls");
 	assert_string_equal(cfg->answerers[1].name, "first");
 	assert_string_equal(cfg->answerers[1].plugin, "exec");
-	assert_int_equal(cfg->answerers[1].isolation, WARDEN_ISOLATION_PROCESS);
+	assert_int_equal(cfg->answerers[1].isolation, WARDEN_ISOLATION_INPROC);
 	assert_int_equal(cfg->answerers[1].timeout_ms, 2500);
 	assert_int_equal(cfg->answerers[1].kv_count, 0);
 	assert_int_equal(cfg->n_backends, 1);
