@@ -1,0 +1,733 @@
+/*
+ * approval.c — the waterfall of answerers and its audit (approval.h).
+ *
+ * One request: check it, resolve the policy, append approval/asked, then
+ * (policy ask) consult the chain link by link until one decides, fails or
+ * the request is withdrawn, then append approval/decided.  Every path
+ * that is not a decision of an answerer ends in a fixed outcome with a
+ * reason: the service never guesses and never falls through an error.
+ *
+ * Waiting.  Each consultation is a wait on one descriptor (a worker's
+ * socket, or the pipe an inproc call's thread writes when it returns),
+ * next to the self-pipe that the SIGINT/SIGTERM handlers write to, under
+ * the answerer's timeout and the caller's deadline.  An inproc call that
+ * is given up keeps running on its thread; its answer is dropped when it
+ * comes, and its instance is marked busy (unavailable) until then, since
+ * a plugin is never called twice at once.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "approval.h"
+#include "loader.h"
+#include "session.h"
+#include "worker.h"
+
+/* The longest request field accepted (the subject, usually). */
+#define FIELD_MAX (64 * 1024)
+#define NAME_MAX_ 127
+
+enum link_kind { LINK_PLUGIN = 1, LINK_CALLBACK = 2 };
+
+struct link {
+	char name[NAME_MAX_ + 1];
+	int kind;
+	long timeout_ms;
+	/* LINK_PLUGIN */
+	const struct warden_config_plugin *pl;
+	int isolation;
+	struct warden_worker *worker;   /* process isolation */
+	int load_tried;                 /* inproc: loaded lazily, once */
+	struct warden_loaded *lp;
+	/* LINK_CALLBACK */
+	warden_approval_decide_fn fn;
+	void *ud;
+	/* 1 while an abandoned inproc call is still running in it. */
+	atomic_int busy;
+};
+
+struct warden_approval {
+	const struct warden_config *cfg;
+	struct link **links;
+	size_t n;
+};
+
+/* ------------------------------------------------------------- helpers */
+
+/* snprintf for one-line reasons, where truncation is fine. */
+static void say(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void say(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+}
+
+static json_t *jstr(const char *s)
+{
+	json_t *j = json_string(s);
+	char *copy;
+	size_t i;
+
+	if (j != NULL)
+		return j;
+	copy = strdup(s);
+	if (copy == NULL)
+		return NULL;
+	for (i = 0; copy[i]; i++)
+		if ((unsigned char)copy[i] >= 0x80)
+			copy[i] = '?';
+	j = json_string(copy);
+	free(copy);
+	return j;
+}
+
+static const char *opt(const char *s)
+{
+	return s != NULL ? s : "";
+}
+
+static int valid_name(const char *s)
+{
+	size_t i;
+
+	if (s == NULL || s[0] == '\0' || strlen(s) > NAME_MAX_)
+		return 0;
+	for (i = 0; s[i]; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') ||
+		      s[i] == '_' || s[i] == '-'))
+			return 0;
+	return 1;
+}
+
+static struct link *link_new(const char *name)
+{
+	struct link *l = calloc(1, sizeof(*l));
+
+	if (l == NULL)
+		return NULL;
+	snprintf(l->name, sizeof(l->name), "%s", name);
+	atomic_init(&l->busy, 0);
+	return l;
+}
+
+static void link_free(struct link *l)
+{
+	if (l == NULL)
+		return;
+	if (atomic_load(&l->busy))
+		return; /* a thread still runs inside it: leave it be */
+	if (l->lp != NULL) {
+		warden_loader_unload(l->lp);
+		free(l->lp);
+	}
+	warden_worker_free(l->worker);
+	free(l);
+}
+
+/* ------------------------------------------------------------- service */
+
+int warden_approval_new(const struct warden_config *cfg,
+                        struct warden_approval **out,
+                        struct warden_error *err)
+{
+	struct warden_approval *a;
+	const struct warden_config_plugin *pl;
+	struct link *l;
+	size_t i;
+
+	*out = NULL;
+	a = calloc(1, sizeof(*a));
+	if (a == NULL || (cfg->n_answerers > 0 &&
+	    (a->links = calloc(cfg->n_answerers, sizeof(*a->links))) == NULL)) {
+		free(a);
+		return warden_error_set(err, WARDEN_EOS, "approval: out of memory");
+	}
+	a->cfg = cfg;
+	for (i = 0; i < cfg->n_answerers; i++) {
+		pl = &cfg->answerers[i];
+		l = link_new(pl->name);
+		if (l == NULL ||
+		    (pl->isolation == WARDEN_ISOLATION_PROCESS &&
+		     warden_worker_new(cfg, pl, &l->worker) < 0)) {
+			free(l);
+			warden_approval_free(a);
+			return warden_error_set(err, WARDEN_EOS,
+			                        "approval: out of memory");
+		}
+		l->kind = LINK_PLUGIN;
+		l->pl = pl;
+		l->isolation = pl->isolation;
+		l->timeout_ms = pl->timeout_ms;
+		a->links[a->n++] = l;
+	}
+	*out = a;
+	return 0;
+}
+
+void warden_approval_free(struct warden_approval *a)
+{
+	size_t i;
+
+	if (a == NULL)
+		return;
+	/* A busy link stays allocated (and its plugin loaded) for the thread
+	 * that still runs in it; the thread refers to nothing else here. */
+	for (i = 0; i < a->n; i++)
+		link_free(a->links[i]);
+	free(a->links);
+	free(a);
+}
+
+int warden_approval_register(struct warden_approval *a,
+                             enum warden_approval_where where,
+                             const char *name, warden_approval_decide_fn fn,
+                             void *ud, long timeout_ms,
+                             struct warden_error *err)
+{
+	struct link **grown, *l;
+	size_t i;
+
+	if (!valid_name(name))
+		return warden_error_set(err, WARDEN_EUSAGE, "approval: register: "
+		                        "bad answerer name (allowed: 1 to %d of "
+		                        "a-z 0-9 _ -)", NAME_MAX_);
+	if (fn == NULL || timeout_ms < 0 ||
+	    (where != WARDEN_APPROVAL_PREPEND && where != WARDEN_APPROVAL_APPEND))
+		return warden_error_set(err, WARDEN_EUSAGE, "approval: register "
+		                        "%s: needs a decide function, a timeout "
+		                        ">= 0 and prepend or append", name);
+	for (i = 0; i < a->n; i++)
+		if (strcmp(a->links[i]->name, name) == 0)
+			return warden_error_set(err, WARDEN_EUSAGE, "approval: "
+			                        "register %s: an answerer of that "
+			                        "name is already in the chain", name);
+	l = link_new(name);
+	grown = l != NULL ? realloc(a->links, (a->n + 1) * sizeof(*grown)) : NULL;
+	if (grown == NULL) {
+		free(l);
+		return warden_error_set(err, WARDEN_EOS, "approval: out of memory");
+	}
+	a->links = grown;
+	l->kind = LINK_CALLBACK;
+	l->fn = fn;
+	l->ud = ud;
+	l->timeout_ms = timeout_ms;
+	l->isolation = WARDEN_ISOLATION_INPROC;
+	if (where == WARDEN_APPROVAL_PREPEND) {
+		memmove(a->links + 1, a->links, a->n * sizeof(*a->links));
+		a->links[0] = l;
+	} else {
+		a->links[a->n] = l;
+	}
+	a->n++;
+	return 0;
+}
+
+/* ------------------------------------------------------ inproc calls */
+
+enum { CALL_RUNNING = 0, CALL_DONE, CALL_ABANDONED };
+
+struct call {
+	atomic_int state;
+	atomic_int *busy;
+	warden_approval_decide_fn decide;
+	void *ud;
+	int pipe[2];
+	int decision;
+	char err[512];
+	struct warden_request req;
+	char *fields[8];
+};
+
+static void call_free(struct call *c)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(c->fields) / sizeof(c->fields[0]); i++)
+		free(c->fields[i]);
+	close(c->pipe[0]);
+	close(c->pipe[1]);
+	free(c);
+}
+
+static void *call_run(void *arg)
+{
+	struct call *c = arg;
+	int expected = CALL_RUNNING;
+
+	c->decision = c->decide(c->ud, &c->req, c->err, sizeof(c->err));
+	c->err[sizeof(c->err) - 1] = '\0';
+	if (atomic_compare_exchange_strong(&c->state, &expected, CALL_DONE)) {
+		while (write(c->pipe[1], "x", 1) < 0 && errno == EINTR)
+			;
+	} else {
+		/* Given up by the host: drop the answer, free the instance. */
+		atomic_store(c->busy, 0);
+		call_free(c);
+	}
+	return NULL;
+}
+
+static int call_copy(struct call *c, const struct warden_request *req)
+{
+	const char *f[8] = { req->session_id, req->request_id, req->tool,
+	                     req->subject, req->call_id, req->reason,
+	                     req->requested_mode, req->cwd };
+	size_t i;
+
+	for (i = 0; i < 8; i++)
+		if ((c->fields[i] = strdup(opt(f[i]))) == NULL)
+			return -1;
+	c->req.struct_size = sizeof(c->req);
+	c->req.session_id = c->fields[0];
+	c->req.request_id = c->fields[1];
+	c->req.tool = c->fields[2];
+	c->req.subject = c->fields[3];
+	c->req.call_id = c->fields[4];
+	c->req.reason = c->fields[5];
+	c->req.requested_mode = c->fields[6];
+	c->req.cwd = c->fields[7];
+	return 0;
+}
+
+/*
+ * Runs fn on a helper thread (all signals blocked there: they belong to
+ * the waiting host) and waits for it under w.  Returns a wait result;
+ * with WARDEN_WAIT_READY *decision and err are the call's.
+ */
+static int inproc_call(struct link *l, warden_approval_decide_fn fn, void *ud,
+                       const struct warden_request *req,
+                       const struct warden_wait *w, int *decision,
+                       char *err, size_t errlen)
+{
+	struct call *c;
+	pthread_attr_t attr;
+	pthread_t tid;
+	sigset_t all, old;
+	int r, expected = CALL_RUNNING;
+	char byte;
+
+	c = calloc(1, sizeof(*c));
+	if (c == NULL)
+		return WARDEN_WAIT_ERROR;
+	c->pipe[0] = c->pipe[1] = -1;
+	atomic_init(&c->state, CALL_RUNNING);
+	c->busy = &l->busy;
+	c->decide = fn;
+	c->ud = ud;
+	if (call_copy(c, req) < 0 || pipe2(c->pipe, O_CLOEXEC) < 0) {
+		call_free(c);
+		return WARDEN_WAIT_ERROR;
+	}
+	atomic_store(&l->busy, 1);
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	r = pthread_create(&tid, &attr, call_run, c);
+	pthread_attr_destroy(&attr);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (r != 0) {
+		atomic_store(&l->busy, 0);
+		call_free(c);
+		return WARDEN_WAIT_ERROR;
+	}
+
+	r = warden_wait_fd(c->pipe[0], POLLIN, w);
+	if (r != WARDEN_WAIT_READY &&
+	    atomic_compare_exchange_strong(&c->state, &expected, CALL_ABANDONED))
+		return r; /* the thread frees c and clears busy when it returns */
+	/* Done (maybe just now): its byte is on its way. */
+	while (read(c->pipe[0], &byte, 1) < 0 && errno == EINTR)
+		;
+	*decision = c->decision;
+	snprintf(err, errlen, "%s", c->err);
+	call_free(c);
+	atomic_store(&l->busy, 0);
+	return r;
+}
+
+/* ------------------------------------------------------- consultation */
+
+enum consult_result {
+	CONSULT_DECIDED = 0,    /* *decision is allowed-once/rejected/cancelled */
+	CONSULT_DELEGATE,
+	CONSULT_UNAVAILABLE,    /* reason says why */
+	CONSULT_SIGNAL,         /* withdrawn by a signal */
+	CONSULT_DEADLINE,       /* withdrawn at the caller's deadline */
+};
+
+static void load_inproc(struct warden_approval *a, struct link *l)
+{
+	if (l->load_tried)
+		return;
+	l->load_tried = 1;
+	l->lp = calloc(1, sizeof(*l->lp));
+	if (l->lp != NULL)
+		warden_loader_load(a->cfg, l->pl, 1, l->lp);
+}
+
+static int consult(struct warden_approval *a, struct link *l,
+                   const struct warden_request *req, long long deadline_at,
+                   int cancel_fd, int *decision, char *reason, size_t len)
+{
+	struct warden_wait w;
+	char err[512];
+	int r, d = 0;
+
+	w.cancel_fd = cancel_fd;
+	w.deadline_at = deadline_at;
+	w.timeout_at = l->timeout_ms > 0 ? warden_now_ms() + l->timeout_ms : 0;
+	err[0] = '\0';
+
+	if (l->kind == LINK_PLUGIN && l->isolation == WARDEN_ISOLATION_PROCESS) {
+		r = warden_worker_decide(l->worker, req, &w, &d, err, sizeof(err));
+		switch (r) {
+		case WARDEN_WORKER_ANSWERED: break;
+		case WARDEN_WORKER_SIGNAL: return CONSULT_SIGNAL;
+		case WARDEN_WORKER_DEADLINE: return CONSULT_DEADLINE;
+		case WARDEN_WORKER_TIMEOUT:
+			say(reason, len, "answerer %s timed out after %ld ms "
+			         "(worker killed)", l->name, l->timeout_ms);
+			return CONSULT_UNAVAILABLE;
+		default:
+			say(reason, len, "answerer %s: %s", l->name, err);
+			return CONSULT_UNAVAILABLE;
+		}
+	} else {
+		if (atomic_load(&l->busy)) {
+			say(reason, len, "answerer %s is still busy with a "
+			         "request that was given up", l->name);
+			return CONSULT_UNAVAILABLE;
+		}
+		if (l->kind == LINK_PLUGIN) {
+			load_inproc(a, l);
+			if (l->lp == NULL || l->lp->status != WARDEN_LOAD_LOADED) {
+				say(reason, len, "answerer %s: plugin %s: %s",
+				         l->name, l->lp == NULL ? "not loaded"
+				         : warden_load_status_name(l->lp->status),
+				         l->lp == NULL ? "out of memory" : l->lp->reason);
+				return CONSULT_UNAVAILABLE;
+			}
+			r = inproc_call(l, l->lp->desc.decide, l->lp->state, req,
+			                &w, &d, err, sizeof(err));
+		} else {
+			r = inproc_call(l, l->fn, l->ud, req, &w, &d, err,
+			                sizeof(err));
+		}
+		switch (r) {
+		case WARDEN_WAIT_READY: break;
+		case WARDEN_WAIT_SIGNAL: return CONSULT_SIGNAL;
+		case WARDEN_WAIT_DEADLINE: return CONSULT_DEADLINE;
+		case WARDEN_WAIT_TIMEOUT:
+			say(reason, len, "answerer %s timed out after %ld ms "
+			         "(its answer will be discarded)", l->name,
+			         l->timeout_ms);
+			return CONSULT_UNAVAILABLE;
+		default:
+			say(reason, len, "answerer %s: cannot call it: %s",
+			         l->name, strerror(errno));
+			return CONSULT_UNAVAILABLE;
+		}
+	}
+
+	switch (d) {
+	case WARDEN_DECISION_ALLOWED_ONCE:
+	case WARDEN_DECISION_REJECTED:
+	case WARDEN_DECISION_CANCELLED:
+		*decision = d;
+		return CONSULT_DECIDED;
+	case WARDEN_DECISION_DELEGATE:
+		return CONSULT_DELEGATE;
+	case WARDEN_DECISION_ERROR:
+		say(reason, len, "answerer %s failed: %s", l->name,
+		         err[0] ? err : "no reason given");
+		return CONSULT_UNAVAILABLE;
+	default:
+		say(reason, len, "answerer %s returned %d, outside the "
+		         "closed set of decisions", l->name, d);
+		return CONSULT_UNAVAILABLE;
+	}
+}
+
+/* --------------------------------------------------------- withdrawal */
+
+static volatile sig_atomic_t withdraw_fd = -1;
+
+static void on_withdraw(int sig)
+{
+	int saved = errno;
+	unsigned char c = (unsigned char)sig;
+
+	if (withdraw_fd >= 0)
+		(void)!write(withdraw_fd, &c, 1);
+	errno = saved;
+}
+
+struct withdrawal {
+	int pipe[2];
+	struct sigaction old_int, old_term;
+};
+
+static int withdrawal_arm(struct withdrawal *wd)
+{
+	struct sigaction sa;
+
+	if (pipe2(wd->pipe, O_CLOEXEC | O_NONBLOCK) < 0)
+		return -1;
+	withdraw_fd = wd->pipe[1];
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_withdraw;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &wd->old_int);
+	sigaction(SIGTERM, &sa, &wd->old_term);
+	return 0;
+}
+
+/* Restores the handlers; returns the first withdrawal signal, or 0. */
+static int withdrawal_disarm(struct withdrawal *wd)
+{
+	unsigned char c = 0;
+
+	sigaction(SIGINT, &wd->old_int, NULL);
+	sigaction(SIGTERM, &wd->old_term, NULL);
+	withdraw_fd = -1;
+	if (read(wd->pipe[0], &c, 1) != 1)
+		c = 0;
+	close(wd->pipe[0]);
+	close(wd->pipe[1]);
+	return c;
+}
+
+/* ----------------------------------------------------------------- ask */
+
+static int check_request(const struct warden_approval_request *req,
+                         struct warden_error *err)
+{
+	const char *f[5] = { req->tool, req->subject, req->call_id, req->reason,
+	                     req->requested_mode };
+	static const char *const names[5] = { "tool", "subject", "call id",
+	                                      "reason", "requested mode" };
+	size_t i;
+
+	if (req->tool == NULL || req->tool[0] == '\0')
+		return warden_error_set(err, WARDEN_EUSAGE, "approval: the "
+		                        "request names no tool");
+	if (req->subject == NULL)
+		return warden_error_set(err, WARDEN_EUSAGE, "approval: the "
+		                        "request has no subject");
+	for (i = 0; i < 5; i++)
+		if (f[i] != NULL && strlen(f[i]) > FIELD_MAX)
+			return warden_error_set(err, WARDEN_EUSAGE, "approval: "
+			                        "the %s is longer than %d bytes",
+			                        names[i], FIELD_MAX);
+	if (req->requested_mode != NULL && req->requested_mode[0] != '\0' &&
+	    warden_mode_parse(req->requested_mode) < 0)
+		return warden_error_set(err, WARDEN_EUSAGE, "approval: "
+		                        "requested mode '%s' is not a mode "
+		                        "(read-only, workspace-write, "
+		                        "danger-full-access)", req->requested_mode);
+	if (req->deadline_ms < 0)
+		return warden_error_set(err, WARDEN_EUSAGE, "approval: a "
+		                        "negative deadline");
+	return 0;
+}
+
+static int new_request_id(char *buf, size_t len, struct warden_error *err)
+{
+	unsigned char r[16];
+	size_t got = 0, i;
+	ssize_t n;
+
+	while (got < sizeof(r)) {
+		n = getrandom(r + got, sizeof(r) - got, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return warden_error_errno(err, WARDEN_EOS, errno,
+			                          "approval: no request id");
+		got += (size_t)n;
+	}
+	snprintf(buf, len, "req-");
+	for (i = 0; i < sizeof(r); i++)
+		snprintf(buf + 4 + 2 * i, len - 4 - 2 * i, "%02x", r[i]);
+	return 0;
+}
+
+static int set_opt(json_t *o, const char *key, const char *v)
+{
+	json_t *j;
+
+	if (v == NULL || v[0] == '\0')
+		return 0;
+	j = jstr(v);
+	return j == NULL ? -1 : json_object_set_new(o, key, j);
+}
+
+static int append_asked(struct warden_session *s, const char *id,
+                        const struct warden_approval_request *req, int policy,
+                        struct warden_error *err)
+{
+	json_t *o = json_object();
+	int rc;
+
+	if (o == NULL || set_opt(o, "request_id", id) < 0 ||
+	    set_opt(o, "tool", req->tool) < 0 ||
+	    json_object_set_new(o, "subject", jstr(req->subject)) < 0 ||
+	    set_opt(o, "call_id", req->call_id) < 0 ||
+	    set_opt(o, "reason", req->reason) < 0 ||
+	    set_opt(o, "requested_mode", req->requested_mode) < 0 ||
+	    set_opt(o, "policy", warden_policy_name(policy)) < 0) {
+		json_decref(o);
+		return warden_error_set(err, WARDEN_EOS, "approval: out of memory");
+	}
+	rc = warden_session_append(s, "approval/asked", o, err);
+	json_decref(o);
+	return rc;
+}
+
+static int append_decided(struct warden_session *s,
+                          const struct warden_approval_result *r,
+                          struct warden_error *err)
+{
+	json_t *o = json_object();
+	int rc;
+
+	if (o == NULL || set_opt(o, "request_id", r->request_id) < 0 ||
+	    set_opt(o, "outcome", warden_outcome_name(r->outcome)) < 0 ||
+	    set_opt(o, "answerer", r->answerer) < 0 ||
+	    set_opt(o, "reason", r->reason) < 0) {
+		json_decref(o);
+		return warden_error_set(err, WARDEN_EOS, "approval: out of memory");
+	}
+	rc = warden_session_append(s, "approval/decided", o, err);
+	json_decref(o);
+	return rc;
+}
+
+static void dispatch(struct warden_approval *a, const struct warden_request *wr,
+                     long long deadline_at, int cancel_fd,
+                     struct warden_approval_result *res)
+{
+	size_t i;
+	int r, d = 0;
+
+	for (i = 0; i < a->n; i++) {
+		r = consult(a, a->links[i], wr, deadline_at, cancel_fd, &d,
+		            res->reason, sizeof(res->reason));
+		switch (r) {
+		case CONSULT_DELEGATE:
+			continue;
+		case CONSULT_DECIDED:
+			res->outcome = d == WARDEN_DECISION_ALLOWED_ONCE
+			             ? WARDEN_OUTCOME_ALLOWED_ONCE
+			             : d == WARDEN_DECISION_REJECTED
+			             ? WARDEN_OUTCOME_REJECTED
+			             : WARDEN_OUTCOME_CANCELLED;
+			say(res->answerer, sizeof(res->answerer), "%s",
+			         a->links[i]->name);
+			return;
+		case CONSULT_UNAVAILABLE:
+			res->outcome = WARDEN_OUTCOME_UNAVAILABLE;
+			say(res->answerer, sizeof(res->answerer), "%s",
+			         a->links[i]->name);
+			return;
+		case CONSULT_SIGNAL:
+			res->outcome = WARDEN_OUTCOME_CANCELLED;
+			say(res->reason, sizeof(res->reason), "withdrawn by "
+			         "a signal while answerer %s was deciding",
+			         a->links[i]->name);
+			return;
+		default:
+			res->outcome = WARDEN_OUTCOME_CANCELLED;
+			say(res->reason, sizeof(res->reason), "withdrawn: "
+			         "the caller's deadline passed while answerer %s "
+			         "was deciding", a->links[i]->name);
+			return;
+		}
+	}
+	res->outcome = WARDEN_OUTCOME_UNAVAILABLE;
+	say(res->reason, sizeof(res->reason), a->n == 0
+	         ? "no answerer is configured" : "no answerer decided (every "
+	         "answerer delegated)");
+}
+
+int warden_approval_ask(struct warden_approval *a, struct warden_session *s,
+                        const struct warden_approval_request *req,
+                        struct warden_approval_result *out,
+                        struct warden_error *err)
+{
+	struct warden_approval_result res;
+	struct warden_request wr;
+	struct withdrawal wd;
+	const struct warden_knobs *kn;
+	long long deadline_at;
+	int policy, rc, sig;
+
+	memset(out, 0, sizeof(*out));
+	memset(&res, 0, sizeof(res));
+	if (s == NULL)
+		return warden_error_set(err, WARDEN_EUSAGE, "approval needs a "
+		                        "session: every request is audited in a "
+		                        "session log (create one with `warden "
+		                        "session new`)");
+	if ((rc = check_request(req, err)) < 0)
+		return rc;
+	deadline_at = req->deadline_ms > 0 ? warden_now_ms() + req->deadline_ms : 0;
+	if ((rc = warden_session_refresh(s, err)) < 0)
+		return rc;
+	kn = warden_session_knobs(s);
+	policy = kn->policy ? kn->policy : a->cfg->approval_policy;
+	if ((rc = new_request_id(res.request_id, sizeof(res.request_id), err)) < 0)
+		return rc;
+	if ((rc = append_asked(s, res.request_id, req, policy, err)) < 0)
+		return rc;
+
+	if (policy == WARDEN_POLICY_NEVER) {
+		res.outcome = WARDEN_OUTCOME_REJECTED;
+		snprintf(res.reason, sizeof(res.reason), "the approval policy "
+		         "is never: every request is rejected");
+	} else {
+		memset(&wr, 0, sizeof(wr));
+		wr.struct_size = sizeof(wr);
+		wr.session_id = warden_session_id(s);
+		wr.request_id = res.request_id;
+		wr.tool = req->tool;
+		wr.subject = req->subject;
+		wr.call_id = opt(req->call_id);
+		wr.reason = opt(req->reason);
+		wr.requested_mode = opt(req->requested_mode);
+		wr.cwd = opt(warden_session_cwd(s));
+		if (withdrawal_arm(&wd) < 0)
+			return warden_error_errno(err, WARDEN_EOS, errno,
+			                          "approval: pipe");
+		dispatch(a, &wr, deadline_at, wd.pipe[0], &res);
+		sig = withdrawal_disarm(&wd);
+		if (res.outcome == WARDEN_OUTCOME_CANCELLED && res.answerer[0] == '\0')
+			res.signal = sig;
+	}
+
+	if ((rc = append_decided(s, &res, err)) < 0)
+		return rc;
+	*out = res;
+	return 0;
+}

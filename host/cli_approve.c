@@ -1,0 +1,191 @@
+/*
+ * cli_approve.c — `warden approve`: one approval request through the
+ * service (approval.h), its outcome as the exit status.
+ *
+ *   warden approve --tool T --subject S [--reason R] [--call-id C]
+ *                  [--mode M] [--deadline-ms N] [--json]
+ *
+ * A session is required (--session, else $WARDEN_SESSION): every request
+ * is audited in the session log, and a decision that cannot be logged is
+ * never given.  Without one the command refuses (exit 64) instead of
+ * inventing a log nobody would read.
+ *
+ * Exit status: 0 allowed-once, 1 rejected, 2 cancelled, 3 unavailable;
+ * 64 and up (sysexits) when the request could not be asked or audited, in
+ * which case nothing is printed on stdout.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "approval.h"
+#include "cli.h"
+#include "session.h"
+#include "vocab.h"
+#include "wconfig.h"
+
+static void approve_usage(FILE *f)
+{
+	fprintf(f,
+	        "usage: warden approve --tool T --subject S [--reason R]\n"
+	        "                      [--call-id C] [--mode M] [--deadline-ms N]\n"
+	        "                      [--json]\n"
+	        "\n"
+	        "Asks once whether an operation may proceed: the session's\n"
+	        "approval policy (never: rejected at once), else the answerers\n"
+	        "of the config in order.  Both the request (approval/asked) and\n"
+	        "its outcome (approval/decided) go to the session's log, so a\n"
+	        "session is required (--session ID or $WARDEN_SESSION).\n"
+	        "SIGINT or SIGTERM while an answerer decides withdraws the\n"
+	        "request: cancelled.\n"
+	        "\n"
+	        "  --tool T         the tool that wants to act, e.g. bash\n"
+	        "  --subject S      what it wants to do, e.g. the command line\n"
+	        "  --reason R       why (shown to the answerers)\n"
+	        "  --call-id C      the caller's tool-call id\n"
+	        "  --mode M         for an escalation: the sandbox mode asked for\n"
+	        "  --deadline-ms N  withdraw the request (cancelled) after N ms\n"
+	        "  --json           print {request_id, outcome, answerer, reason}\n"
+	        "  --help           this text\n"
+	        "\n"
+	        "exit status:\n"
+	        "  0   allowed-once (proceed, once, with exactly this operation)\n"
+	        "  1   rejected\n"
+	        "  2   cancelled\n"
+	        "  3   unavailable (no answerer decided, or one failed)\n"
+	        "  64  usage (no session, bad option); 65 damaged session log;\n"
+	        "  74  the audit could not be written; 78 bad config: the\n"
+	        "      request was not decided and nothing is printed on stdout\n");
+}
+
+static int exit_for(int outcome)
+{
+	switch (outcome) {
+	case WARDEN_OUTCOME_ALLOWED_ONCE: return 0;
+	case WARDEN_OUTCOME_REJECTED: return 1;
+	case WARDEN_OUTCOME_CANCELLED: return 2;
+	default: return 3;
+	}
+}
+
+static json_t *str_or_null(const char *s)
+{
+	return s[0] ? warden_cli_json_string(s) : json_null();
+}
+
+static int parse_deadline(const char *s, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno != 0 || end == s || *end != '\0' || v < 1 || v > 86400000L)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int warden_cmd_approve(struct warden_cli *cli, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "tool", required_argument, NULL, 't' },
+		{ "subject", required_argument, NULL, 's' },
+		{ "reason", required_argument, NULL, 'r' },
+		{ "call-id", required_argument, NULL, 'c' },
+		{ "mode", required_argument, NULL, 'm' },
+		{ "deadline-ms", required_argument, NULL, 'd' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct warden_approval_request req;
+	struct warden_approval_result res;
+	struct warden_error err = { 0, "" };
+	struct warden_config *cfg = NULL;
+	struct warden_session *s = NULL;
+	struct warden_approval *a = NULL;
+	json_t *o;
+	int ch, json = 0, rc;
+
+	memset(&req, 0, sizeof(req));
+	optind = 0;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (ch) {
+		case 't': req.tool = optarg; break;
+		case 's': req.subject = optarg; break;
+		case 'r': req.reason = optarg; break;
+		case 'c': req.call_id = optarg; break;
+		case 'm':
+			if (warden_mode_parse(optarg) < 0)
+				return warden_cli_usage("approve: --mode %s: allowed: "
+				                        "read-only, workspace-write, "
+				                        "danger-full-access", optarg);
+			req.requested_mode = optarg;
+			break;
+		case 'd':
+			if (parse_deadline(optarg, &req.deadline_ms) < 0)
+				return warden_cli_usage("approve: --deadline-ms %s: "
+				                        "allowed: 1 to 86400000", optarg);
+			break;
+		case 'j': json = 1; break;
+		case 'h':
+			approve_usage(stdout);
+			return 0;
+		default:
+			return warden_cli_usage("approve: bad option");
+		}
+	}
+	if (optind < argc)
+		return warden_cli_usage("approve: unexpected argument '%s'", argv[optind]);
+	if (req.tool == NULL || req.tool[0] == '\0' || req.subject == NULL)
+		return warden_cli_usage("approve: --tool and --subject are required");
+	if (cli->session_id == NULL || cli->session_id[0] == '\0')
+		return warden_cli_usage("approve: no session (give --session ID or "
+		                        "set WARDEN_SESSION; `warden session new` "
+		                        "makes one): every request is audited in "
+		                        "the session's log");
+
+	if (warden_config_load(cli->config_path, &cfg, &err) < 0 ||
+	    warden_session_open(cfg, cli->session_id, &s, &err) < 0 ||
+	    warden_approval_new(cfg, &a, &err) < 0 ||
+	    warden_approval_ask(a, s, &req, &res, &err) < 0) {
+		rc = warden_cli_fail(&err);
+		fprintf(stderr, "warden: approve: the request was not decided; "
+		        "refuse the operation\n");
+		goto out;
+	}
+	rc = exit_for(res.outcome);
+	if (json) {
+		o = json_object();
+		json_object_set_new(o, "request_id", json_string(res.request_id));
+		json_object_set_new(o, "outcome",
+		                    json_string(warden_outcome_name(res.outcome)));
+		json_object_set_new(o, "answerer", str_or_null(res.answerer));
+		json_object_set_new(o, "reason", str_or_null(res.reason));
+		json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		putchar('\n');
+		json_decref(o);
+	} else {
+		printf("%s", warden_outcome_name(res.outcome));
+		if (res.answerer[0])
+			printf(" (answerer %s)", res.answerer);
+		if (res.reason[0])
+			printf(": %s", res.reason);
+		printf(" [%s]\n", res.request_id);
+	}
+	if (fflush(stdout) != 0)
+		rc = WARDEN_EIO;
+out:
+	warden_approval_free(a);
+	warden_session_close(s);
+	warden_config_free(cfg);
+	return rc;
+}

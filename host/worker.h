@@ -1,0 +1,83 @@
+/*
+ * worker.h — one answerer in its own process (`isolation = process`,
+ * DESIGN §6), and the bounded wait that approval.c shares with it.
+ *
+ * The worker is a fork of the host that loads and opens the plugin and
+ * then answers requests over a socketpair, one at a time.  Started when a
+ * request first needs it, reused after, and after any failure (crash,
+ * abort, timeout, a malformed frame, a plugin that did not load) killed,
+ * reaped and started afresh for the next request: a broken answerer costs
+ * exactly the request that met it.
+ *
+ * Protocol: every frame is a 4-byte length (native order; both ends are
+ * the same program) and that many bytes of payload, bounded on both sides
+ * (WARDEN_WORKER_FRAME_MAX towards the worker, WARDEN_WORKER_REPLY_MAX
+ * back).  Payloads: host → worker 'R' + the nine request strings, each a
+ * 4-byte length and its bytes; worker → host 'H' (hello, once, after
+ * open) or 'D' (decision), each + a 4-byte int + a 4-byte length and a
+ * one-line reason.  A frame that breaks any rule, or arrives unasked, is
+ * garbage: the worker is killed.
+ */
+#ifndef WARDEN_WORKER_H
+#define WARDEN_WORKER_H
+
+#include <stddef.h>
+
+#include <warden/plugin.h>
+
+#include "wconfig.h"
+
+#define WARDEN_WORKER_FRAME_MAX (1024 * 1024)
+#define WARDEN_WORKER_REPLY_MAX 1024
+
+/* What a bounded wait ended with. */
+enum warden_wait_result {
+	WARDEN_WAIT_READY = 0,     /* the fd is ready */
+	WARDEN_WAIT_TIMEOUT,       /* the answerer's timeout_ms passed */
+	WARDEN_WAIT_DEADLINE,      /* the caller's deadline passed */
+	WARDEN_WAIT_SIGNAL,        /* cancel_fd became readable */
+	WARDEN_WAIT_ERROR,         /* poll() failed */
+};
+
+struct warden_wait {
+	int cancel_fd;             /* readable = withdrawn by a signal; -1 none */
+	long long timeout_at;      /* monotonic ms of the answerer's timeout; 0 none */
+	long long deadline_at;     /* monotonic ms of the caller's deadline; 0 none */
+};
+
+/* CLOCK_MONOTONIC in milliseconds. */
+long long warden_now_ms(void);
+
+/* Waits until fd is ready for `events` (POLLIN / POLLOUT), a withdrawal,
+ * or one of the deadlines.  A withdrawal outranks readiness. */
+int warden_wait_fd(int fd, short events, const struct warden_wait *w);
+
+struct warden_worker;
+
+/* Nothing is started yet.  cfg and pl are borrowed for the worker's life. */
+int warden_worker_new(const struct warden_config *cfg,
+                      const struct warden_config_plugin *pl,
+                      struct warden_worker **out);
+
+/* What warden_worker_decide() came to. */
+enum warden_worker_result {
+	WARDEN_WORKER_ANSWERED = 0, /* *decision holds what decide() returned
+	                               (not yet checked against the closed set) */
+	WARDEN_WORKER_FAILED,       /* reason says why; the worker is gone */
+	WARDEN_WORKER_TIMEOUT,      /* killed at the answerer's timeout */
+	WARDEN_WORKER_DEADLINE,     /* killed at the caller's deadline */
+	WARDEN_WORKER_SIGNAL,       /* killed: withdrawn by a signal */
+};
+
+/* Sends req to the worker (starting it first when needed) and waits for
+ * its decision under w.  reason receives one line for every result but
+ * ANSWERED (and the plugin's err text with an ANSWERED error). */
+int warden_worker_decide(struct warden_worker *wk,
+                         const struct warden_request *req,
+                         const struct warden_wait *w, int *decision,
+                         char *reason, size_t reasonlen);
+
+/* Kills (if running) and reaps the worker.  NULL is fine. */
+void warden_worker_free(struct warden_worker *wk);
+
+#endif

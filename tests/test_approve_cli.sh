@@ -1,0 +1,164 @@
+#!/bin/sh
+# test_approve_cli.sh — `warden approve` end to end, with real plugins (the
+# rules answerer, the zoo's broken answerers) in worker processes: the exit
+# status of each outcome, --json, the audit pair in the session log, an
+# audit that cannot be written (no decision printed), withdrawal by SIGINT
+# and by deadline while an answerer hangs, and the built-in default chain.
+set -eu
+: "${WARDEN:?run by make check}" "${top_builddir:?run by make check}"
+PY=/usr/bin/python3
+
+dir=$(mktemp -d "$top_builddir/tests/approve-cli-XXXXXX")
+trap 'rm -rf "$dir"' EXIT
+chmod 700 "$dir"
+unset WARDEN_SESSION WARDEN_CONFIG
+export XDG_CONFIG_HOME="$dir/xdg" XDG_STATE_HOME="$dir/xdg-state"
+zoo=$top_builddir/tests/zoo/.libs
+rules=$top_builddir/plugins/rules/.libs/rules.so
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# ini NAME SECTIONS... — a config whose answerer chain is SECTIONS.
+ini() {
+	name=$1; shift
+	{
+		printf '[warden]\nstate_dir = %s/state\ndurability = none\nplugin_dir = %s\n' "$dir" "$zoo"
+		printf '%s\n' "$@"
+	} >"$dir/$name.ini"
+	chmod 600 "$dir/$name.ini"
+}
+ini main '[answerer rules]' "plugin = $rules" 'deny = bash:rm *' 'allow = bash:*' \
+	'[answerer stop]' 'plugin = zoo_answerer' 'decision = cancelled'
+ini crash '[answerer crash]' 'plugin = zoo_decide_crash' \
+	'[answerer yes]' 'plugin = zoo_answerer' 'decision = allowed-once'
+ini garbage '[answerer junk]' 'plugin = zoo_decide_garbage'
+ini hang '[answerer hang]' 'plugin = zoo_decide_hang'
+ini empty
+
+sid=$("$WARDEN" --config "$dir/main.ini" session new --cwd "$dir" | tail -n 1)
+log=$dir/state/$sid.jsonl
+[ -f "$log" ] || fail "no session log at $log"
+
+# approve CONFIG WANT ARGS... — exit WANT; stdout in $dir/out.
+approve() {
+	cfg=$1 want=$2; shift 2
+	set +e
+	"$WARDEN" --config "$dir/$cfg.ini" --session "$sid" approve "$@" >"$dir/out" 2>"$dir/err"
+	got=$?
+	set -e
+	[ "$got" -eq "$want" ] || { cat "$dir/out" "$dir/err" >&2; fail "approve $*: exit $got, want $want"; }
+}
+
+# --- each outcome has its exit status ------------------------------------
+approve main 0 --tool bash --subject 'git status'
+grep -q '^allowed-once (answerer rules) \[req-[0-9a-f]\{32\}\]$' "$dir/out" ||
+	{ cat "$dir/out"; fail "allowed-once line"; }
+approve main 1 --tool bash --subject 'rm -rf /'
+grep -q '^rejected (answerer rules)' "$dir/out" || fail "rejected line"
+approve main 2 --tool read --subject /etc/passwd
+grep -q '^cancelled (answerer stop)' "$dir/out" || fail "cancelled line"
+approve crash 3 --tool bash --subject ls
+grep -q '^unavailable (answerer crash): .*Segmentation fault' "$dir/out" ||
+	{ cat "$dir/out"; fail "unavailable line"; }
+approve empty 3 --tool bash --subject ls
+grep -q 'no answerer is configured' "$dir/out" || fail "empty chain reason"
+
+# --- --json: one object; a plugin's stray stdout does not reach it --------
+approve main 0 --json --tool bash --subject ls --reason 'list files' --call-id c-7 --mode read-only
+$PY - "$dir/out" <<'PY' || fail "--json object"
+import json, sys
+o = json.load(open(sys.argv[1]))
+assert set(o) == {"request_id", "outcome", "answerer", "reason"}, o
+assert o["outcome"] == "allowed-once" and o["answerer"] == "rules", o
+assert o["reason"] is None and o["request_id"].startswith("req-"), o
+PY
+approve garbage 3 --json --tool bash --subject ls
+$PY - "$dir/out" <<'PY' || { cat "$dir/out"; fail "--json with a garbage answerer"; }
+import json, sys
+o = json.load(open(sys.argv[1]))
+assert o["outcome"] == "unavailable" and o["answerer"] == "junk", o
+assert "garbage" in o["reason"], o
+PY
+
+# --- the audit: asked then decided for every request, same id -------------
+$PY - "$log" <<'PY' || fail "audit pairs"
+import json, sys
+asked, decided = {}, {}
+for line in open(sys.argv[1]):
+    e = json.loads(line)
+    if e["type"] == "approval/asked":
+        assert e["request_id"] not in decided, e
+        asked[e["request_id"]] = e
+    elif e["type"] == "approval/decided":
+        decided[e["request_id"]] = e
+assert len(asked) == 7 and set(asked) == set(decided), (asked, decided)
+outcomes = sorted(d["outcome"] for d in decided.values())
+assert outcomes == ["allowed-once", "allowed-once", "cancelled", "rejected",
+                    "unavailable", "unavailable", "unavailable"], outcomes
+flagged = [a for a in asked.values() if a.get("call_id") == "c-7"]
+assert len(flagged) == 1 and flagged[0]["reason"] == "list files" \
+    and flagged[0]["requested_mode"] == "read-only", flagged
+PY
+
+# --- policy never: rejected, the allowing rules never asked ----------------
+"$WARDEN" --config "$dir/main.ini" --session "$sid" policy set never >/dev/null
+approve main 1 --json --tool bash --subject ls
+grep -q '"answerer": null' "$dir/out" || fail "never: an answerer decided"
+grep -q 'policy is never' "$dir/out" || fail "never: reason"
+"$WARDEN" --config "$dir/main.ini" --session "$sid" policy set ask >/dev/null
+
+# --- withdrawal: SIGINT while an answerer hangs, and the deadline ---------
+set +e
+"$WARDEN" --config "$dir/hang.ini" --session "$sid" approve --tool bash --subject ls >"$dir/out" 2>"$dir/err" &
+pid=$!
+( sleep 30; kill -KILL "$pid" ) 2>/dev/null &
+watchdog=$!
+# Wait for the hanging answerer's worker: the request is then waiting.
+i=0
+while [ -z "$(pgrep -P "$pid")" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+[ $i -lt 100 ] || fail "SIGINT: no worker started"
+start=$(date +%s%N)
+kill -INT "$pid"
+wait "$pid"
+got=$?
+kill "$watchdog" 2>/dev/null
+set -e
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+[ "$got" -eq 2 ] || { cat "$dir/err"; fail "SIGINT: exit $got, want 2 (cancelled)"; }
+grep -q '^cancelled: withdrawn by a signal' "$dir/out" || fail "SIGINT: output"
+[ "$ms" -lt 2000 ] || fail "SIGINT: took $ms ms"
+echo "SIGINT to a waiting approve: cancelled after $ms ms"
+approve hang 2 --tool bash --subject ls --deadline-ms 200
+grep -q "deadline passed" "$dir/out" || fail "deadline: output"
+
+# --- an audit that cannot be written: no decision -------------------------
+n=$(wc -l <"$log")
+echo 'not an event' >>"$log"
+approve main 65 --tool bash --subject 'git status'
+[ ! -s "$dir/out" ] || fail "a decision was printed without its audit"
+grep -q 'not decided; refuse' "$dir/err" || fail "audit failure: message"
+[ "$(wc -l <"$log")" -eq $((n + 1)) ] || fail "audit failure: the log grew"
+
+# --- usage ---------------------------------------------------------------
+set +e
+"$WARDEN" --config "$dir/main.ini" approve --tool bash --subject ls >"$dir/out" 2>"$dir/err"
+got=$?
+set -e
+[ "$got" -eq 64 ] || fail "no session: exit $got, want 64"
+[ ! -s "$dir/out" ] || fail "no session: something printed"
+grep -q 'no session' "$dir/err" || fail "no session: message"
+approve main 64 --tool bash
+approve main 64 --tool bash --subject ls --mode god
+"$WARDEN" approve --help >"$dir/out"
+grep -q '3   unavailable' "$dir/out" || fail "--help lists the exit codes"
+
+# --- the built-in default config, away from any terminal: its chain is
+# --- safe without one (unavailable, never a hang or an allow) -------------
+sid2=$("$WARDEN" session new --cwd "$dir" | tail -n 1)
+set +e
+setsid -w "$WARDEN" --session "$sid2" approve --tool bash --subject ls --deadline-ms 5000 \
+	</dev/null >"$dir/out" 2>"$dir/err"
+got=$?
+set -e
+[ "$got" -eq 3 ] || { cat "$dir/out" "$dir/err"; fail "built-in default: exit $got, want 3"; }
+echo "PASS"
