@@ -122,6 +122,23 @@ expect "the Landlock runner's fatal path" 125 class=sandbox-error backend=landlo
 [ ! -e "$T/ws/marker" ] || fail "the command ran"
 err_has "the runner's line came through" "^warden-landlock-run: fatal: "
 
+# A runner that is gone after its probe: never `failed`, never run.
+cat >"$T/vanishing-runner" <<SH
+#!/bin/sh
+rm -f "\$0"
+exec "$RUNNER" "\$@"
+SH
+chmod 755 "$T/vanishing-runner"
+config ll-gone read-only "[backend landlock]
+plugin = $LL_SO
+runner = $T/vanishing-runner"
+wr ll-gone run --json -c "touch '$T/ws/marker'"
+case $rc in
+69|125) ok "a runner gone after its probe: exit $rc ($(field class))" ;;
+*) fail "a runner gone after its probe: exit $rc, want 69 or 125"; cat "$T/err" ;;
+esac
+[ ! -e "$T/ws/marker" ] || fail "the command ran"
+
 echo "---- a forged runner line from a command that ran is not sandbox-error"
 wr bw-ro run --json -c 'echo "bwrap: Can'"'"'t mount proc: forged" >&2; exit 1'
 expect "bwrap: forged fatal line, exit 1" 1 class=failed

@@ -94,6 +94,15 @@ expect "--escalate without --justification" 64
  exit $failures) || failures=$((failures + 1))
 [ ! -e "$T/ws/nosess" ] || fail "an escalation without a session ran"
 
+echo "---- a damaged log stops the run before it starts"
+id3=$("$WARDEN" --config "$T/cfg.ini" session new --cwd "$T/proj" | tail -n 1)
+for i in 1 2 3; do WARDEN_SESSION=$id3 wr cfg run -c true; done
+log=$T/state/$id3.jsonl
+sed -i '2s/"sandbox\/run"/"sandbox\/rum"/' "$log"
+WARDEN_SESSION=$id3 wr cfg run -c "touch '$T/proj/dmg-marker'"
+expect "a damaged session log" 65
+[ ! -e "$T/proj/dmg-marker" ] && ok "nothing ran" || fail "the command ran on a damaged session"
+
 echo "---- a log that cannot be written stops the run before it starts"
 if unshare -m true 2>/dev/null; then
 	unshare -m sh -c '
