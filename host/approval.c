@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -39,6 +40,11 @@
 
 /* The longest request field accepted (the subject, usually). */
 #define FIELD_MAX (64 * 1024)
+/* How long after its timeout_ms an answerer is given up.  The value is
+ * also the answerer's own (open args): one that applies its own outcome at
+ * that deadline (tty's on_timeout, exec's kill) must get to answer first,
+ * and its clock starts after the host's (worker start, the request). */
+#define TIMEOUT_GRACE_MS 500
 #define NAME_MAX_ 127
 
 enum link_kind { LINK_PLUGIN = 1, LINK_CALLBACK = 2 };
@@ -396,7 +402,8 @@ static int consult(struct warden_approval *a, struct link *l,
 
 	w.cancel_fd = cancel_fd;
 	w.deadline_at = deadline_at;
-	w.timeout_at = l->timeout_ms > 0 ? warden_now_ms() + l->timeout_ms : 0;
+	w.timeout_at = l->timeout_ms > 0
+	             ? warden_now_ms() + l->timeout_ms + TIMEOUT_GRACE_MS : 0;
 	err[0] = '\0';
 
 	if (l->kind == LINK_PLUGIN && l->isolation == WARDEN_ISOLATION_PROCESS) {
@@ -516,6 +523,43 @@ static int withdrawal_disarm(struct withdrawal *wd)
 	close(wd->pipe[0]);
 	close(wd->pipe[1]);
 	return c;
+}
+
+/*
+ * The controlling terminal's settings, saved before the answerers run and
+ * put back after.  An answerer that prompts (tty) changes them and
+ * restores them on its every way out, but a worker killed at a timeout or
+ * a withdrawal has no way out: without this the caller's terminal would
+ * be left without echo.  Only from the terminal's foreground process
+ * group (anything else would be stopped by SIGTTOU).
+ */
+struct tty_guard {
+	int fd;
+	struct termios saved;
+};
+
+static void tty_save(struct tty_guard *g)
+{
+	g->fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
+	if (g->fd < 0)
+		return;
+	if (tcgetpgrp(g->fd) != getpgrp() || tcgetattr(g->fd, &g->saved) < 0) {
+		close(g->fd);
+		g->fd = -1;
+	}
+}
+
+static void tty_restore(struct tty_guard *g)
+{
+	struct termios now;
+
+	if (g->fd < 0)
+		return;
+	if (tcgetpgrp(g->fd) == getpgrp() && tcgetattr(g->fd, &now) == 0 &&
+	    memcmp(&now, &g->saved, sizeof(now)) != 0)
+		tcsetattr(g->fd, TCSANOW, &g->saved);
+	close(g->fd);
+	g->fd = -1;
 }
 
 /* ----------------------------------------------------------------- ask */
@@ -679,6 +723,7 @@ int warden_approval_ask(struct warden_approval *a, struct warden_session *s,
 	struct warden_approval_result res;
 	struct warden_request wr;
 	struct withdrawal wd;
+	struct tty_guard tty;
 	const struct warden_knobs *kn;
 	long long deadline_at;
 	int policy, rc, sig;
@@ -720,7 +765,9 @@ int warden_approval_ask(struct warden_approval *a, struct warden_session *s,
 		if (withdrawal_arm(&wd) < 0)
 			return warden_error_errno(err, WARDEN_EOS, errno,
 			                          "approval: pipe");
+		tty_save(&tty);
 		dispatch(a, &wr, deadline_at, wd.pipe[0], &res);
+		tty_restore(&tty);
 		sig = withdrawal_disarm(&wd);
 		if (res.outcome == WARDEN_OUTCOME_CANCELLED && res.answerer[0] == '\0')
 			res.signal = sig;

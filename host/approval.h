@@ -19,7 +19,9 @@
  *     cancelled) or delegates to the next; the first decision wins; the
  *     end of the chain without a decision is `unavailable` (an empty chain
  *     too);
- *   - an answerer that errors, crashes, aborts, times out (timeout_ms), or
+ *   - an answerer that errors, crashes, aborts, times out (timeout_ms,
+ *     plus half a second of grace so that an answerer applying its own
+ *     timeout, like tty's on_timeout, answers first), or
  *     returns anything outside the closed set makes the request
  *     `unavailable` — never a fall-through to the next one;
  *   - an answerer whose plugin is missing, malformed or failed to open is

@@ -485,6 +485,21 @@ static void test_hang_times_out_and_the_worker_is_killed(void **state)
 	expect_survives("process", "zoo_decide_hang", 300, "timed out after 300 ms");
 }
 
+/* An answerer that applies its own timeout_ms (as tty and exec do) gets
+ * to give its own outcome: the host's backstop comes after a grace. */
+static void test_own_timeout_answers_before_the_hosts(void **state)
+{
+	struct warden_approval_result res;
+	struct fx f;
+
+	fx_open(&f, "ask", ISO(state),
+	        "[answerer late]\nplugin = zoo_decide_late\nisolation = @ISO@\n"
+	        "timeout_ms = 300\n");
+	assert_int_equal(ask(&f, "bash", &res), WARDEN_OUTCOME_REJECTED);
+	assert_string_equal(res.answerer, "late");
+	fx_close(&f);
+}
+
 /* In process a hung call cannot be killed: it is abandoned, and the
  * instance stays unavailable while it runs; the rest of the chain goes on. */
 static void test_inproc_hang_times_out_then_stays_busy(void **state)
@@ -765,6 +780,7 @@ int main(void)
 		cmocka_unit_test(test_cxx_exception_costs_one_request),
 		cmocka_unit_test(test_wire_garbage_costs_one_request),
 		cmocka_unit_test(test_hang_times_out_and_the_worker_is_killed),
+		BOTH(test_own_timeout_answers_before_the_hosts),
 		BOTH(test_caller_deadline_cancels_at_once),
 		BOTH(test_sigint_while_waiting_cancels_at_once),
 		cmocka_unit_test(test_every_request_has_a_matching_asked_decided_pair),

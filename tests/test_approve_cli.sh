@@ -131,6 +131,36 @@ echo "SIGINT to a waiting approve: cancelled after $ms ms"
 approve hang 2 --tool bash --subject ls --deadline-ms 200
 grep -q "deadline passed" "$dir/out" || fail "deadline: output"
 
+# --- a worker killed while it holds the terminal changed: the host puts the
+# --- terminal back (echo on) -----------------------------------------------
+ini ttyhang '[answerer raw]' 'plugin = zoo_decide_tty_hang'
+$PY - "$WARDEN" "$dir/ttyhang.ini" "$sid" >"$dir/out" 2>&1 <<'PY' || { cat "$dir/out"; fail "terminal left changed"; }
+import os, pty, sys
+warden, cfg, sid = sys.argv[1:4]
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv("/bin/sh", ["sh", "-c",
+        '"$0" --config "$1" --session "$2" approve --tool bash --subject ls '
+        '--deadline-ms 300 >/dev/null 2>&1; echo "rc=$?"; stty -a',
+        warden, cfg, sid])
+out = b""
+while True:
+    try:
+        chunk = os.read(fd, 4096)
+    except OSError:
+        break
+    if not chunk:
+        break
+    out += chunk
+os.waitpid(pid, 0)
+text = out.decode(errors="replace")
+print(text)
+assert "rc=2" in text, "not cancelled"
+words = text.split()
+assert "echo" in words and "-echo" not in words, "echo left off"
+assert "icanon" in words, "canonical mode left off"
+PY
+
 # --- an audit that cannot be written: no decision -------------------------
 n=$(wc -l <"$log")
 echo 'not an event' >>"$log"
@@ -161,4 +191,14 @@ setsid -w "$WARDEN" --session "$sid2" approve --tool bash --subject ls --deadlin
 got=$?
 set -e
 [ "$got" -eq 3 ] || { cat "$dir/out" "$dir/err"; fail "built-in default: exit $got, want 3"; }
+# The same chain with the tty answerer as built here: no terminal, it passes.
+ini tty '[answerer tty]' "plugin = $top_builddir/plugins/tty/.libs/tty.so" 'timeout_ms = 300000'
+sid3=$("$WARDEN" --config "$dir/tty.ini" session new --cwd "$dir" | tail -n 1)
+set +e
+setsid -w "$WARDEN" --config "$dir/tty.ini" --session "$sid3" approve --tool bash --subject ls \
+	--deadline-ms 5000 </dev/null >"$dir/out" 2>"$dir/err"
+got=$?
+set -e
+[ "$got" -eq 3 ] || { cat "$dir/out" "$dir/err"; fail "tty without a terminal: exit $got, want 3"; }
+grep -q 'no answerer decided' "$dir/out" || { cat "$dir/out"; fail "tty without a terminal did not pass"; }
 echo "PASS"
