@@ -3,7 +3,7 @@
  *
  * confine() wraps an exact argv as
  *
- *   BWRAP --ro-bind / / --dev /dev --unshare-pid --proc /proc
+ *   LAUNCHER BWRAP --ro-bind / / --dev /dev --unshare-pid --proc /proc
  *         --new-session --die-with-parent --cap-drop ALL
  *         [--unshare-user --disable-userns]
  *         [workspace-write: --tmpfs /tmp --bind ROOT ROOT
@@ -18,10 +18,22 @@
  * root's bind so a root under /tmp stays visible.  --json-status-fd is
  * close-on-exec in bwrap: the command never holds it.
  *
+ * LAUNCHER is warden-bwrap-exec (launcher.h): static, it moves the dynamic
+ * loader's variables (LD_PRELOAD, LD_LIBRARY_PATH, ...) out of bwrap's
+ * environment and into the command's (--setenv), so a library the
+ * spawner's environment names never runs inside bwrap, which holds every
+ * capability of a root caller before it has built the sandbox.
+ *
  * Config keys ([backend NAME] with plugin = bwrap):
  *   path       the bwrap binary, absolute (default: configure's
  *              WARDEN_BWRAP_DEFAULT).  Never searched in PATH, and refused
  *              when it lies inside the workspace root.
+ *   launcher   warden-bwrap-exec, absolute (default: LIBEXEC/warden-bwrap-exec
+ *              from the host's libexec directory).  Checked like path.
+ *              Without it (the default missing) bwrap runs directly and
+ *              the backend says `partial`: the loader's variables would
+ *              reach bwrap.  A configured launcher that is missing makes
+ *              the backend unusable.
  *   protected  paths relative to the workspace root that stay read-only in
  *              workspace-write where they exist; whitespace-separated,
  *              repeatable.  The first `protected` line replaces the default
@@ -49,6 +61,8 @@
 
 #include <warden/plugin.h>
 
+#include "launcher.h"
+
 #define PROBE_TIMEOUT_MS 5000
 #define MAX_PROTECTED 64
 
@@ -63,6 +77,10 @@ enum level {
 
 struct bwrap {
 	char path[PATH_MAX];
+	char launcher[PATH_MAX];
+	int launcher_set;       /* a `launcher` key was seen */
+	int use_launcher;       /* the probe found the launcher usable */
+	char launcher_why[200]; /* why not, when it is not */
 	char *protected[MAX_PROTECTED];
 	size_t n_protected;
 	int protected_set;      /* a `protected` key was seen */
@@ -155,6 +173,13 @@ static void *bwrap_open(const struct warden_open_args *args, char *err,
 		return NULL;
 	}
 	snprintf(b->path, sizeof(b->path), "%s", WARDEN_BWRAP_DEFAULT);
+	if ((size_t)snprintf(b->launcher, sizeof(b->launcher), "%s/%s",
+	                     args->libexec_dir != NULL ? args->libexec_dir
+	                                               : WARDEN_LIBEXEC_DIR,
+	                     WARDEN_BWRAP_EXEC_NAME) >= sizeof(b->launcher)) {
+		WARDEN_PLUGIN_ERR(err, errlen, "libexec directory path too long");
+		goto fail;
+	}
 	for (i = 0; i < args->kv_count; i++) {
 		const struct warden_kv *kv = &args->kv[i];
 
@@ -166,13 +191,23 @@ static void *bwrap_open(const struct warden_open_args *args, char *err,
 				goto fail;
 			}
 			snprintf(b->path, sizeof(b->path), "%s", kv->value);
+		} else if (strcmp(kv->key, "launcher") == 0) {
+			if (kv->value[0] != '/' || strlen(kv->value) >= sizeof(b->launcher)) {
+				WARDEN_PLUGIN_ERR(err, errlen,
+				                  "line %u: launcher: '%s' must be the absolute path of warden-bwrap-exec (e.g. %s/%s)",
+				                  kv->line, kv->value, WARDEN_LIBEXEC_DIR,
+				                  WARDEN_BWRAP_EXEC_NAME);
+				goto fail;
+			}
+			snprintf(b->launcher, sizeof(b->launcher), "%s", kv->value);
+			b->launcher_set = 1;
 		} else if (strcmp(kv->key, "protected") == 0) {
 			b->protected_set = 1;
 			if (add_protected(b, kv->value, kv->line, err, errlen) < 0)
 				goto fail;
 		} else {
 			WARDEN_PLUGIN_ERR(err, errlen,
-			                  "line %u: unknown key '%s' (bwrap knows: path, protected)",
+			                  "line %u: unknown key '%s' (bwrap knows: path, launcher, protected)",
 			                  kv->line, kv->key);
 			goto fail;
 		}
@@ -202,9 +237,13 @@ static void add(struct args *a, const char *s)
 	a->v[a->n] = NULL;
 }
 
-/* The flags every confined command gets at `level`, without the mode's. */
-static void base_flags(struct args *a, const char *path, int level)
+/* The flags every confined command gets at `level`, without the mode's;
+ * launcher is NULL when bwrap runs directly. */
+static void base_flags(struct args *a, const char *launcher, const char *path,
+                       int level)
 {
+	if (launcher != NULL)
+		add(a, launcher);
 	add(a, path);
 	add(a, "--ro-bind"); add(a, "/"); add(a, "/");
 	add(a, "--dev"); add(a, "/dev");
@@ -332,10 +371,34 @@ static void mode_flags(struct args *a, int mode)
 	}
 }
 
+/* A runner binary we will exec as root: a regular executable that only
+ * root or the caller can write.  0, or -1 with why. */
+static int trusted_binary(const char *path, char *why, size_t whylen,
+                          const char *hint)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0) {
+		snprintf(why, whylen, "%.150s: %s (%s)", path, strerror(errno), hint);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode) || access(path, X_OK) < 0) {
+		snprintf(why, whylen, "%.150s: not an executable file", path);
+		return -1;
+	}
+	if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0 ||
+	    (st.st_uid != 0 && st.st_uid != geteuid())) {
+		snprintf(why, whylen,
+		         "%.150s: writable by others or owned by another user: refused",
+		         path);
+		return -1;
+	}
+	return 0;
+}
+
 static int bwrap_probe(void *state, int mode, struct warden_probe *out)
 {
 	struct bwrap *b = state;
-	struct stat st;
 	char why[200];
 	int level;
 
@@ -345,28 +408,21 @@ static int bwrap_probe(void *state, int mode, struct warden_probe *out)
 		return -1;
 	}
 	b->level[mode - 1] = LEVEL_UNUSABLE;
-	if (stat(b->path, &st) < 0) {
-		snprintf(out->detail, sizeof(out->detail),
-		         "%.150s: %s (install bubblewrap or set path)", b->path,
-		         strerror(errno));
+	if (trusted_binary(b->path, out->detail, sizeof(out->detail),
+	                   "install bubblewrap or set path") < 0)
 		return 0;
-	}
-	if (!S_ISREG(st.st_mode) || access(b->path, X_OK) < 0) {
-		snprintf(out->detail, sizeof(out->detail),
-		         "%.150s: not an executable file", b->path);
-		return 0;
-	}
-	if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0 ||
-	    (st.st_uid != 0 && st.st_uid != geteuid())) {
-		snprintf(out->detail, sizeof(out->detail),
-		         "%.150s: writable by others or owned by another user: refused",
-		         b->path);
+	b->use_launcher = trusted_binary(b->launcher, b->launcher_why,
+	                                 sizeof(b->launcher_why),
+	                                 "set launcher") == 0;
+	if (!b->use_launcher && b->launcher_set) {
+		/* Configured but unusable: a config error, not a fallback. */
+		snprintf(out->detail, sizeof(out->detail), "launcher %s", b->launcher_why);
 		return 0;
 	}
 	for (level = LEVEL_USERNS; level <= LEVEL_PRIVILEGED; level++) {
 		struct args a = { { NULL }, 0 };
 
-		base_flags(&a, b->path, level);
+		base_flags(&a, b->use_launcher ? b->launcher : NULL, b->path, level);
 		mode_flags(&a, mode);
 		add(&a, "--");
 		add(&a, b->path);
@@ -403,6 +459,15 @@ static int bwrap_probe(void *state, int mode, struct warden_probe *out)
 		         "bwrap cannot drop capabilities: a command run as root can remount the read-only bind (%.150s)",
 		         why);
 		break;
+	}
+	if (!b->use_launcher) {
+		char more[256];
+
+		out->enforcement = WARDEN_ENFORCEMENT_PARTIAL;
+		snprintf(more, sizeof(more),
+		         "no launcher (%.100s): LD_PRELOAD and kin in the spawner's environment run code in bwrap; %.60s",
+		         b->launcher_why, out->detail);
+		snprintf(out->detail, sizeof(out->detail), "%s", more);
 	}
 	return 0;
 }
@@ -457,16 +522,32 @@ static int bwrap_confine(void *state, const char *const *argv, size_t argc,
 		                  b->path, root);
 		return -1;
 	}
+	if (b->use_launcher) {
+		if (realpath(b->launcher, real_path) == NULL) {
+			WARDEN_PLUGIN_ERR(err, errlen, "bwrap: %s: %s", b->launcher,
+			                  strerror(errno));
+			return -1;
+		}
+		if (inside(real_path, root)) {
+			WARDEN_PLUGIN_ERR(err, errlen,
+			                  "bwrap: launcher %s lies inside the workspace root %s: refused (set launcher to an installed binary)",
+			                  b->launcher, root);
+			return -1;
+		}
+	}
 
-	out->enforcement = level == LEVEL_PRIVILEGED ? WARDEN_ENFORCEMENT_PARTIAL
-	                                             : WARDEN_ENFORCEMENT_FULL;
+	out->enforcement = level == LEVEL_PRIVILEGED || !b->use_launcher
+		? WARDEN_ENFORCEMENT_PARTIAL : WARDEN_ENFORCEMENT_FULL;
 	out->privilege_dropped = level != LEVEL_PRIVILEGED;
 	out->detail[0] = '\0';
 	if (level == LEVEL_PRIVILEGED)
 		snprintf(out->detail, sizeof(out->detail),
 		         "the command keeps its capabilities");
+	else if (!b->use_launcher)
+		snprintf(out->detail, sizeof(out->detail),
+		         "no launcher: LD_PRELOAD and kin in the spawner's environment run code in bwrap");
 
-	base_flags(&a, b->path, level);
+	base_flags(&a, b->use_launcher ? b->launcher : NULL, b->path, level);
 	if (policy->mode == WARDEN_MODE_WORKSPACE_WRITE) {
 		add(&a, "--tmpfs"); add(&a, "/tmp");
 		add(&a, "--bind"); add(&a, root); add(&a, root);
@@ -524,11 +605,21 @@ static const char *const denial_signatures[] = { "Read-only file system" };
 
 static const int bwrap_exit_codes[] = { 1 };
 static const char *const bwrap_fatal[] = { "bwrap: " };
+static const int launcher_exit_codes[] = { WARDEN_BWRAP_EXEC_EXIT };
+static const char *const launcher_fatal[] = { WARDEN_BWRAP_EXEC_FATAL };
 static const struct warden_runner_rule runner_rules[] = {
 	{
 		.exit_codes = bwrap_exit_codes,
 		.n_exit_codes = 1,
 		.fatal_signatures = bwrap_fatal,
+		.n_fatal_signatures = 1,
+		.informational_lines = NULL,
+		.n_informational_lines = 0,
+	},
+	{
+		.exit_codes = launcher_exit_codes,
+		.n_exit_codes = 1,
+		.fatal_signatures = launcher_fatal,
 		.n_fatal_signatures = 1,
 		.informational_lines = NULL,
 		.n_informational_lines = 0,
@@ -547,5 +638,5 @@ WARDEN_PLUGIN_EXPORT const struct warden_plugin warden_plugin = {
 	.denial_signatures = denial_signatures,
 	.n_denial_signatures = 1,
 	.runner_rules = runner_rules,
-	.n_runner_rules = 1,
+	.n_runner_rules = 2,
 };

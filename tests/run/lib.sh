@@ -60,7 +60,8 @@ config() {
 		[ -z "${EXTRA:-}" ] || printf '%s\n' "$EXTRA"
 		for s in "$@"; do
 			case $s in
-			bwrap) printf '[backend bwrap]\nplugin = %s\n' "$BWRAP_SO" ;;
+			bwrap) printf '[backend bwrap]\nplugin = %s\nlauncher = %s\n' "$BWRAP_SO" \
+				"$top_builddir/plugins/bwrap/warden-bwrap-exec" ;;
 			landlock) printf '[backend landlock]\nplugin = %s\nrunner = %s\n' "$LL_SO" "$RUNNER" ;;
 			landlock-partial) printf '[backend landlock]\nplugin = %s\nrunner = %s\n' "$LL_SO" "$FAKE_PARTIAL" ;;
 			missing) printf '[backend gone]\nplugin = %s/no-such-backend.so\n' "$T" ;;

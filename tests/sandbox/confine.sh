@@ -27,10 +27,10 @@ expect_error() {
 
 echo "---- backend order and text output"
 if w confine --root "$WS" -- echo hi >"$T/out"; then
-	first=$(head -n 1 "$T/out")
+	first=$(head -n 2 "$T/out" | tr '\n' ' ')
 	tail3=$(tail -n 3 "$T/out" | tr '\n' ' ')
-	if [ "$first" = /usr/bin/bwrap ] && [ "$tail3" = "-- echo hi " ]; then
-		ok "bwrap, the first section, confines; the command ends the argv"
+	if [ "$first" = "$LAUNCHER /usr/bin/bwrap " ] && [ "$tail3" = "-- echo hi " ]; then
+		ok "bwrap, the first section, confines through its launcher; the command ends the argv"
 	else
 		fail "text output: $(cat "$T/out")"
 	fi
@@ -117,7 +117,9 @@ PY
 done
 
 echo "---- policy resolution"
-w confine --json -- true >"$T/j" || fail "confine with config defaults failed"
+# From inside the workspace: the build directory holds the runners, and a
+# root that contains its own runner is refused.
+(cd "$WS" && w confine --json -- true) >"$T/j" || fail "confine with config defaults failed"
 [ "$(json_get "$T/j" mode) $(json_get "$T/j" mode_source)" = "read-only config" ] ||
 	fail "config default mode: $(json_get "$T/j" mode) $(json_get "$T/j" mode_source)"
 [ "$(json_get "$T/j" root_source)" = cwd ] || fail "root source without session: $(json_get "$T/j" root_source)"
@@ -181,6 +183,23 @@ printf '[warden]\n' >"$T/none.ini"
 chmod 644 "$T/none.ini"
 expect_error "no backend configured" 69 "no sandbox backend is configured" \
 	"$WARDEN" --config "$T/none.ini" confine --root "$WS" -- true
+
+echo "---- bwrap without its launcher: partial, and says why"
+sed '/^launcher = /d' "$CONF" >"$T/nolauncher.ini"
+chmod 644 "$T/nolauncher.ini"
+"$WARDEN" --config "$T/nolauncher.ini" confine --backend bwrap --root "$WS" --json -- true >"$T/j" ||
+	fail "confine without a launcher failed"
+case $(json_get "$T/j" enforcement)/$(json_get "$T/j" detail)/$(head -c 20 "$T/j") in
+"partial/no launcher: LD_PRELOAD and kin in the spawner's environment run code in bwrap/"*)
+	[ "$(json_get "$T/j" argv | head -n 1)" = /usr/bin/bwrap ] &&
+		ok "no launcher: bwrap runs directly, reported partial" ||
+		fail "no launcher: argv starts with $(json_get "$T/j" argv | head -n 1)" ;;
+*) fail "no launcher: $(json_get "$T/j" enforcement): $(json_get "$T/j" detail)" ;;
+esac
+sed "s|^launcher = .*|launcher = $T/no-launcher|" "$CONF" >"$T/badlauncher.ini"
+chmod 644 "$T/badlauncher.ini"
+expect_error "a configured launcher that is missing" 69 "bwrap: launcher $T/no-launcher: No such file or directory" \
+	"$WARDEN" --config "$T/badlauncher.ini" confine --backend bwrap --root "$WS" -- true
 
 echo "---- warden plugins: privilege per backend and mode"
 w plugins >"$T/out" || fail "warden plugins failed"

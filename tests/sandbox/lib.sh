@@ -9,6 +9,7 @@
 
 ACT=$top_builddir/tests/landlock/ll-act
 RUNNER=$top_builddir/plugins/landlock/warden-landlock-run
+LAUNCHER=$top_builddir/plugins/bwrap/warden-bwrap-exec
 PY=/usr/bin/python3
 failures=0
 
@@ -30,7 +31,7 @@ need() {
 		fi
 	done
 }
-need "$PY" "$ACT" "$RUNNER" /usr/bin/bwrap
+need "$PY" "$ACT" "$RUNNER" "$LAUNCHER" /usr/bin/bwrap
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "FAIL: must run as root (as CI does): the privilege cases are only"
@@ -57,6 +58,7 @@ plugin_dir = $top_builddir/plugins/bwrap/.libs
 [backend bwrap]
 plugin = bwrap
 path = /usr/bin/bwrap
+launcher = $LAUNCHER
 
 [backend landlock]
 plugin = $top_builddir/plugins/landlock/.libs/landlock.so
