@@ -15,7 +15,8 @@
  *   2. the session (--session, else $WARDEN_SESSION): opened and checked;
  *      its log must be writable, since a run that cannot be recorded does
  *      not start.
- *   3. escalation: --escalate asks the approval service; only
+ *   3. escalation: --escalate asks the approval service (host/approval.h,
+ *      audited in the session's log, so a session is required); only
  *      allowed-once goes on, under that mode, for this run only.
  *   4. policy resolution: explicit (escalated) mode > the session's mode >
  *      the config's default_mode; the root is the session's cwd, else the
@@ -53,6 +54,7 @@
 
 #include <jansson.h>
 
+#include "approval.h"
 #include "classify.h"
 #include "cli.h"
 #include "env.h"
@@ -105,7 +107,8 @@ struct run_report {
 	long duration_ms;
 	int timed_out;
 	int escalated_mode;     /* 0: no escalation asked */
-	int escalation_outcome; /* enum warden_outcome, 0 when not asked */
+	int escalation_outcome; /* enum warden_outcome, 0 when not decided */
+	char request_id[64];    /* the approval request's id, "" when none */
 	char reason[512];       /* what decided the class, or why not run */
 	int status;             /* warden's exit status */
 	const char *refused;    /* "unavailable", "require-full", "escalation",
@@ -161,7 +164,8 @@ static void usage(FILE *f)
 	        "  74   the sandbox/run event could not be recorded (the command may\n"
 	        "       have run; nothing runs when the log is known unwritable)\n"
 	        "  77   refused: --require-full with only partial backends, or an\n"
-	        "       escalation that was not allowed-once; nothing ran\n"
+	        "       escalation that was not allowed-once; nothing ran (an\n"
+	        "       escalation withdrawn by SIGINT/SIGTERM: 128+N)\n"
 	        "  78   configuration error\n");
 }
 
@@ -414,21 +418,32 @@ static int confine_for_run(struct warden_sandbox *svc, const char *const *argv,
 /* ------------------------------------------------------------ escalation */
 
 /*
- * Asks whether this command may run once under `mode`.  This build has
- * no approval service: the answer is `unavailable`, so an escalation
- * never runs anything (fail closed).
+ * Asks the approval service whether this command may run once under
+ * `mode`: tool bash, the command as subject, the justification as reason
+ * (DESIGN §3).  The service audits the request in the session's log and
+ * returns no outcome when it cannot: the caller then refuses.
  */
-static int ask_escalation(const struct warden_config *cfg, const char *session,
-                          int mode, const char *subject,
-                          const char *justification, char *why, size_t whylen)
+static int ask_escalation(const struct warden_config *cfg,
+                          struct warden_session *s, int mode,
+                          const char *subject, const char *justification,
+                          struct warden_approval_result *res,
+                          struct warden_error *err)
 {
-	(void)cfg;
-	(void)session;
-	(void)mode;
-	(void)subject;
-	(void)justification;
-	snprintf(why, whylen, "no approval service is available to this warden");
-	return WARDEN_OUTCOME_UNAVAILABLE;
+	struct warden_approval_request req;
+	struct warden_approval *a = NULL;
+	int r;
+
+	memset(&req, 0, sizeof(req));
+	memset(res, 0, sizeof(*res));
+	req.tool = "bash";
+	req.subject = subject;
+	req.reason = justification;
+	req.requested_mode = warden_mode_name(mode);
+	r = warden_approval_new(cfg, &a, err);
+	if (r == 0)
+		r = warden_approval_ask(a, s, &req, res, err);
+	warden_approval_free(a);
+	return r;
 }
 
 /* --------------------------------------------------------------- report */
@@ -465,9 +480,13 @@ static json_t *report_fields(const struct run_report *rep)
 	json_object_set_new(o, "argv", args);
 	if (rep->escalated_mode) {
 		json_object_set_new(o, "escalation",
-		                    json_pack("{s:s,s:s}",
+		                    json_pack("{s:s,s:o,s:o}",
 		                              "mode", warden_mode_name(rep->escalated_mode),
-		                              "outcome", warden_outcome_name(rep->escalation_outcome)));
+		                              "outcome", rep->escalation_outcome
+		                              ? json_string(warden_outcome_name(rep->escalation_outcome))
+		                              : json_null(),
+		                              "request_id", rep->request_id[0]
+		                              ? json_string(rep->request_id) : json_null()));
 	}
 	if (rep->refused != NULL)
 		json_object_set_new(o, "refused", json_string(rep->refused));
@@ -663,8 +682,9 @@ static int run_flow(struct run_ctx *c, struct run_report *rep,
 	struct warden_resolved res;
 	struct warden_policy pol;
 	const char *shell;
-	char *subject = NULL, why[512];
-	int r, refused, outcome;
+	struct warden_approval_result ares;
+	char *subject = NULL, why[512], who[768];
+	int r, refused;
 
 	/* 1. the argv */
 	if (c->o->command != NULL) {
@@ -726,21 +746,42 @@ static int run_flow(struct run_ctx *c, struct run_report *rep,
 		                                : argv_subject(c->argv, c->argc);
 		if (subject == NULL)
 			return warden_error_set(err, WARDEN_EOS, "run: out of memory");
-		why[0] = '\0';
-		outcome = ask_escalation(c->cfg, rep->session, c->o->escalate, subject,
-		                         c->o->justification, why, sizeof(why));
+		r = ask_escalation(c->cfg, c->session, c->o->escalate, subject,
+		                   c->o->justification, &ares, err);
 		free(subject);
 		rep->escalated_mode = c->o->escalate;
-		rep->escalation_outcome = outcome;
-		if (outcome != WARDEN_OUTCOME_ALLOWED_ONCE) {
-			rep->status = WARDEN_EREFUSED;
+		if (r < 0) {
+			/* No outcome: the request could not be asked or audited. */
+			rep->status = -r;
 			rep->refused = "escalation";
 			snprintf(rep->reason, sizeof(rep->reason),
-			         "escalation to %s was not granted: the approval outcome is %s%s%s%s",
-			         warden_mode_name(c->o->escalate), warden_outcome_name(outcome),
-			         why[0] ? " (" : "", why, why[0] ? ")" : "");
+			         "escalation to %s could not be asked: %s",
+			         warden_mode_name(c->o->escalate), err->msg);
+			warden_error_clear(err);
 			return 0;
 		}
+		rep->escalation_outcome = ares.outcome;
+		snprintf(rep->request_id, sizeof(rep->request_id), "%s", ares.request_id);
+		if (ares.outcome != WARDEN_OUTCOME_ALLOWED_ONCE) {
+			/* Withdrawn by the user's signal: that signal's status. */
+			rep->status = ares.signal > 0 ? 128 + ares.signal : WARDEN_EREFUSED;
+			rep->refused = "escalation";
+			if (ares.answerer[0] && ares.reason[0])
+				snprintf(who, sizeof(who), "answerer %s: %s", ares.answerer, ares.reason);
+			else if (ares.answerer[0])
+				snprintf(who, sizeof(who), "answerer %s", ares.answerer);
+			else
+				snprintf(who, sizeof(who), "%s", ares.reason[0] ? ares.reason
+				                                                : "no answerer decided");
+			snprintf(rep->reason, sizeof(rep->reason),
+			         "escalation to %s was not granted: the approval outcome is %s (%.400s)",
+			         warden_mode_name(c->o->escalate),
+			         warden_outcome_name(ares.outcome), who);
+			return 0;
+		}
+		fprintf(stderr, "warden: run: escalation to %s allowed once (answerer %s)\n",
+		        warden_mode_name(c->o->escalate),
+		        ares.answerer[0] ? ares.answerer : "?");
 		/* 4. allowed once: the top of the resolution order. */
 		r = c->session != NULL
 			? warden_policy_resolve_session(c->cfg, c->session, c->o->escalate, &res, err)
