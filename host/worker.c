@@ -534,6 +534,13 @@ int warden_worker_decide(struct warden_worker *wk,
 	int r, i, ok = 1;
 
 	reason[0] = '\0';
+	/* A worker that died while idle (killed from outside, say) has cost
+	 * no request: reap it and start afresh. */
+	if (wk->pid > 0 && waitpid(wk->pid, NULL, WNOHANG) == wk->pid) {
+		wk->pid = 0;
+		close(wk->fd);
+		wk->fd = -1;
+	}
 	if (wk->pid == 0) {
 		r = start(wk, w, reason, reasonlen);
 		if (r != WARDEN_WORKER_ANSWERED)

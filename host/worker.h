@@ -7,7 +7,10 @@
  * request first needs it, reused after, and after any failure (crash,
  * abort, timeout, a malformed frame, a plugin that did not load) killed,
  * reaped and started afresh for the next request: a broken answerer costs
- * exactly the request that met it.
+ * exactly the request that met it.  One that died while idle is started
+ * afresh without costing anything.  The worker dies with the thread that
+ * started it (PR_SET_PDEATHSIG): call the service from a thread that
+ * outlives its use.
  *
  * Protocol: every frame is a 4-byte length (native order; both ends are
  * the same program) and that many bytes of payload, bounded on both sides

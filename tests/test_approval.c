@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -485,6 +486,88 @@ static void test_hang_times_out_and_the_worker_is_killed(void **state)
 	expect_survives("process", "zoo_decide_hang", 300, "timed out after 300 ms");
 }
 
+static void test_instance_is_opened_once_and_reused(void **state)
+{
+	struct warden_approval_result res;
+	struct fx f;
+
+	fx_open(&f, "ask", ISO(state),
+	        "[answerer once]\nplugin = zoo_decide_once\nisolation = @ISO@\n");
+	assert_int_equal(ask(&f, "bash", &res), WARDEN_OUTCOME_ALLOWED_ONCE);
+	assert_int_equal(ask(&f, "bash", &res), WARDEN_OUTCOME_REJECTED);
+	assert_int_equal(ask(&f, "bash", &res), WARDEN_OUTCOME_REJECTED);
+	fx_close(&f);
+}
+
+/* The state letter of a process ('Z' zombie), from /proc/PID/stat;
+ * *ppid gets its parent.  0 when it cannot be read. */
+static char proc_state(pid_t pid, int *ppid)
+{
+	char path[64], buf[512], *p;
+	FILE *fp;
+	char st;
+
+	xsnprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((fp = fopen(path, "r")) == NULL)
+		return 0;
+	p = fgets(buf, sizeof(buf), fp);
+	fclose(fp);
+	/* "pid (comm) state ppid ...": comm may hold spaces. */
+	if (p == NULL || (p = strrchr(buf, ')')) == NULL ||
+	    sscanf(p + 1, " %c %d", &st, ppid) != 2)
+		return 0;
+	return st;
+}
+
+/* The one live child process of this one. */
+static pid_t only_child(void)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	pid_t pid, found = 0;
+	int ppid, n = 0;
+	char st;
+
+	assert_non_null(d);
+	while ((e = readdir(d)) != NULL) {
+		pid = (pid_t)atoi(e->d_name);
+		if (pid <= 0)
+			continue;
+		st = proc_state(pid, &ppid);
+		if (st != 0 && st != 'Z' && ppid == getpid()) {
+			found = pid;
+			n++;
+		}
+	}
+	closedir(d);
+	assert_int_equal(n, 1);
+	return found;
+}
+
+static void test_worker_killed_while_idle_is_restarted_at_no_cost(void **state)
+{
+	struct warden_approval_result res;
+	struct fx f;
+	pid_t worker;
+	int i, ppid;
+
+	(void)state;
+	fx_open(&f, "ask", "process",
+	        "[answerer once]\nplugin = zoo_decide_once\n");
+	assert_int_equal(ask(&f, "bash", &res), WARDEN_OUTCOME_ALLOWED_ONCE);
+	assert_int_equal(ask(&f, "bash", &res), WARDEN_OUTCOME_REJECTED);
+	worker = only_child();
+	assert_int_equal(kill(worker, SIGKILL), 0);
+	for (i = 0; i < 200 && proc_state(worker, &ppid) != 'Z'; i++)
+		usleep(10000);
+	assert_int_equal(proc_state(worker, &ppid), 'Z');
+	/* A fresh worker, a fresh instance: its first request again. */
+	assert_int_equal(ask(&f, "bash", &res), WARDEN_OUTCOME_ALLOWED_ONCE);
+	assert_int_equal(ask(&f, "bash", &res), WARDEN_OUTCOME_REJECTED);
+	assert_true(only_child() != worker);
+	fx_close(&f);
+}
+
 /* An answerer that applies its own timeout_ms (as tty and exec do) gets
  * to give its own outcome: the host's backstop comes after a grace. */
 static void test_own_timeout_answers_before_the_hosts(void **state)
@@ -780,6 +863,8 @@ int main(void)
 		cmocka_unit_test(test_cxx_exception_costs_one_request),
 		cmocka_unit_test(test_wire_garbage_costs_one_request),
 		cmocka_unit_test(test_hang_times_out_and_the_worker_is_killed),
+		BOTH(test_instance_is_opened_once_and_reused),
+		cmocka_unit_test(test_worker_killed_while_idle_is_restarted_at_no_cost),
 		BOTH(test_own_timeout_answers_before_the_hosts),
 		BOTH(test_caller_deadline_cancels_at_once),
 		BOTH(test_sigint_while_waiting_cancels_at_once),

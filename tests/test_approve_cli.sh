@@ -9,7 +9,7 @@ set -eu
 PY=/usr/bin/python3
 
 dir=$(mktemp -d "$top_builddir/tests/approve-cli-XXXXXX")
-trap 'rm -rf "$dir"' EXIT
+trap 'umount "$dir/full" 2>/dev/null; rm -rf "$dir"' EXIT
 chmod 700 "$dir"
 unset WARDEN_SESSION WARDEN_CONFIG
 export XDG_CONFIG_HOME="$dir/xdg" XDG_STATE_HOME="$dir/xdg-state"
@@ -107,27 +107,29 @@ grep -q '"answerer": null' "$dir/out" || fail "never: an answerer decided"
 grep -q 'policy is never' "$dir/out" || fail "never: reason"
 "$WARDEN" --config "$dir/main.ini" --session "$sid" policy set ask >/dev/null
 
-# --- withdrawal: SIGINT while an answerer hangs, and the deadline ---------
-set +e
-"$WARDEN" --config "$dir/hang.ini" --session "$sid" approve --tool bash --subject ls >"$dir/out" 2>"$dir/err" &
-pid=$!
-( sleep 30; kill -KILL "$pid" ) 2>/dev/null &
-watchdog=$!
-# Wait for the hanging answerer's worker: the request is then waiting.
-i=0
-while [ -z "$(pgrep -P "$pid")" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-[ $i -lt 100 ] || fail "SIGINT: no worker started"
-start=$(date +%s%N)
-kill -INT "$pid"
-wait "$pid"
-got=$?
-kill "$watchdog" 2>/dev/null
-set -e
-ms=$(( ($(date +%s%N) - start) / 1000000 ))
-[ "$got" -eq 2 ] || { cat "$dir/err"; fail "SIGINT: exit $got, want 2 (cancelled)"; }
-grep -q '^cancelled: withdrawn by a signal' "$dir/out" || fail "SIGINT: output"
-[ "$ms" -lt 2000 ] || fail "SIGINT: took $ms ms"
-echo "SIGINT to a waiting approve: cancelled after $ms ms"
+# --- withdrawal: SIGINT or SIGTERM while an answerer hangs, the deadline --
+for sig in INT TERM; do
+	set +e
+	"$WARDEN" --config "$dir/hang.ini" --session "$sid" approve --tool bash --subject ls >"$dir/out" 2>"$dir/err" &
+	pid=$!
+	( sleep 30; kill -KILL "$pid" ) 2>/dev/null &
+	watchdog=$!
+	# Wait for the hanging answerer's worker: the request is then waiting.
+	i=0
+	while [ -z "$(pgrep -P "$pid")" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	[ $i -lt 100 ] || fail "SIG$sig: no worker started"
+	start=$(date +%s%N)
+	kill -$sig "$pid"
+	wait "$pid"
+	got=$?
+	kill "$watchdog" 2>/dev/null
+	set -e
+	ms=$(( ($(date +%s%N) - start) / 1000000 ))
+	[ "$got" -eq 2 ] || { cat "$dir/err"; fail "SIG$sig: exit $got, want 2 (cancelled)"; }
+	grep -q '^cancelled: withdrawn by a signal' "$dir/out" || fail "SIG$sig: output"
+	[ "$ms" -lt 2000 ] || fail "SIG$sig: took $ms ms"
+	echo "SIG$sig to a waiting approve: cancelled after $ms ms"
+done
 approve hang 2 --tool bash --subject ls --deadline-ms 200
 grep -q "deadline passed" "$dir/out" || fail "deadline: output"
 
@@ -168,6 +170,34 @@ approve main 65 --tool bash --subject 'git status'
 [ ! -s "$dir/out" ] || fail "a decision was printed without its audit"
 grep -q 'not decided; refuse' "$dir/err" || fail "audit failure: message"
 [ "$(wc -l <"$log")" -eq $((n + 1)) ] || fail "audit failure: the log grew"
+
+# --- a log on a full filesystem: the asked append fails (ENOSPC), no
+# --- decision, nothing left in the log; with room again, it answers -------
+if [ "$(id -u)" -eq 0 ]; then
+	mkdir "$dir/full"
+	mount -t tmpfs -o size=256k,mode=700 tmpfs "$dir/full"
+	{
+		printf '[warden]\nstate_dir = %s/full/state\ndurability = fsync\n' "$dir"
+		printf '[answerer rules]\nplugin = %s\nallow = bash:*\n' "$rules"
+	} >"$dir/full.ini"
+	chmod 600 "$dir/full.ini"
+	sid4=$("$WARDEN" --config "$dir/full.ini" session new --cwd "$dir" | tail -n 1)
+	flog=$dir/full/state/$sid4.jsonl
+	dd if=/dev/zero of="$dir/full/filler" bs=1k 2>/dev/null || true
+	before=$(cat "$flog")
+	main_sid=$sid sid=$sid4
+	# Longer than a page: the line cannot fit in the log's last page.
+	long=$(head -c 8192 /dev/zero | tr '\0' x)
+	approve full 74 --json --tool bash --subject "$long"
+	[ ! -s "$dir/out" ] || fail "full disk: a decision was printed"
+	grep -q 'No space left on device' "$dir/err" || { cat "$dir/err"; fail "full disk: message"; }
+	[ "$(cat "$flog")" = "$before" ] || fail "full disk: the failed append left something"
+	rm "$dir/full/filler"
+	approve full 0 --tool bash --subject ls
+	sid=$main_sid
+else
+	echo "SKIP (full-disk append): mounting a tmpfs needs root; CI runs as root"
+fi
 
 # --- usage ---------------------------------------------------------------
 set +e
