@@ -22,7 +22,9 @@
  * loader's variables (LD_PRELOAD, LD_LIBRARY_PATH, ...) out of bwrap's
  * environment and into the command's (--setenv), so a library the
  * spawner's environment names never runs inside bwrap, which holds every
- * capability of a root caller before it has built the sandbox.
+ * capability of a root caller before it has built the sandbox.  It also
+ * closes every descriptor above 2 but the --json-status-fd one: bwrap
+ * hands every open descriptor to the command.
  *
  * Config keys ([backend NAME] with plugin = bwrap):
  *   path       the bwrap binary, absolute (default: configure's

@@ -20,6 +20,11 @@
  * The variables: every name starting with LD_, and the others glibc drops
  * for a set-uid program (its "unsecure" list).
  *
+ * It also closes every descriptor above 2 but the one bwrap is told to
+ * report on (--json-status-fd N, before `--`): bwrap passes every open
+ * descriptor to the command, and one the spawner forgot would let the
+ * command write wherever it points.
+ *
  * Failure: one stderr line "warden-bwrap-exec: fatal: WHAT: WHY", exit
  * status 125, nothing run.
  */
@@ -27,12 +32,17 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <sys/syscall.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "launcher.h"
+
+#ifndef __NR_close_range
+#define __NR_close_range 436
+#endif
 
 extern char **environ;
 
@@ -72,15 +82,49 @@ static size_t loader_name(const char *entry)
 	return 0;
 }
 
+/* The N of the first --json-status-fd N before `--`, or -1. */
+static int status_fd(int argc, char **argv)
+{
+	char *end;
+	long v;
+	int i;
+
+	for (i = 2; i + 1 < argc && strcmp(argv[i], "--") != 0; i++) {
+		if (strcmp(argv[i], "--json-status-fd") != 0)
+			continue;
+		errno = 0;
+		v = strtol(argv[i + 1], &end, 10);
+		if (errno != 0 || end == argv[i + 1] || *end != '\0' || v < 3 || v > 65535)
+			fatal("arguments", "--json-status-fd '%s' is not a descriptor above 2",
+			      argv[i + 1]);
+		return (int)v;
+	}
+	return -1;
+}
+
+static void close_from(unsigned lo, unsigned hi)
+{
+	if (lo <= hi && syscall(__NR_close_range, lo, hi, 0) < 0)
+		fatal("close_range", "%s", strerror(errno));
+}
+
 int main(int argc, char **argv)
 {
 	size_t n_env = 0, n_moved = 0, i, k = 0, e = 0;
 	char **args, **env;
+	int keep;
 
 	if (argc < 2)
 		fatal("arguments", "usage: warden-bwrap-exec BWRAP [ARG]...");
 	if (argv[1][0] != '/')
 		fatal("arguments", "'%s' is not an absolute path", argv[1]);
+	keep = status_fd(argc, argv);
+	if (keep < 0) {
+		close_from(3, ~0U);
+	} else {
+		close_from(3, (unsigned)keep - 1);
+		close_from((unsigned)keep + 1, ~0U);
+	}
 	for (i = 0; environ != NULL && environ[i] != NULL; i++) {
 		n_env++;
 		if (loader_name(environ[i]) > 0)

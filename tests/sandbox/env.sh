@@ -161,6 +161,21 @@ want=$(printf 'arg:%s\n' --setenv LD_LIBRARY_PATH /a --setenv LD_AUDIT /b \
 $got
 want
 $want"
+got=$(exec 5</dev/null 6</dev/null 9</dev/null; "$LAUNCHER" /bin/ls /proc/self/fd | tr '\n' ' ')
+[ "$got" = "0 1 2 3 " ] && ok "launcher: no descriptor above 2 reaches bwrap (ls sees only its own 3)" ||
+	fail "launcher: descriptors reached bwrap: $got"
+printf '#!/bin/sh\nls /proc/$$/fd | tr "\\n" " "\n' >"$T/fds"
+chmod +x "$T/fds"
+got=$(exec 5</dev/null 6</dev/null 9</dev/null; "$LAUNCHER" "$T/fds" --json-status-fd 6 -- x)
+case $got in
+"0 1 2 6 "|"0 1 10 2 6 ") ok "launcher: only the --json-status-fd descriptor is kept ($got)" ;;
+*) fail "launcher with --json-status-fd 6: descriptors $got" ;;
+esac
+"$LAUNCHER" /bin/true --json-status-fd 2 2>"$T/err"
+rc=$?
+[ $rc -eq 125 ] && grep -qx "warden-bwrap-exec: fatal: arguments: --json-status-fd '2' is not a descriptor above 2" "$T/err" &&
+	ok "launcher: a bad --json-status-fd is one fatal line, exit 125" ||
+	fail "launcher --json-status-fd 2: exit $rc: $(cat "$T/err")"
 "$LAUNCHER" relative 2>"$T/err"
 rc=$?
 [ $rc -eq 125 ] && grep -qx "warden-bwrap-exec: fatal: arguments: 'relative' is not an absolute path" "$T/err" &&

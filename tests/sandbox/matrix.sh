@@ -190,6 +190,14 @@ b" ] && [ -x "$WS/d/g" ]; then
 	run $b $m sh -c 'echo x > /dev/null' && ok "$b $m: /dev/null writable" ||
 		fail "$b $m: /dev/null not writable"
 
+	# --- the caller's descriptors: one the spawner forgot to close (5,
+	# open for writing on an outside file) never reaches the command.
+	fds=$(exec 5>>"$O"; run $b $m "$ACT" fds)
+	[ -z "$fds" ] && ok "$b $m: no descriptor of the caller above 2 reaches the command" ||
+		fail "$b $m: descriptors reached the command: $fds"
+	run $b $m sh -c 'echo x >&5' 5>>"$O" 2>/dev/null
+	assert_outside_unchanged "$b $m: writing through an inherited descriptor"
+
 	# --- protected paths
 	if [ $m = workspace-write ]; then
 		before=$(cat "$WS/.git/config"; ls -A "$WS/.git/hooks")
