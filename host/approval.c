@@ -64,7 +64,13 @@ struct link {
 	void *ud;
 	/* 1 while an abandoned inproc call is still running in it. */
 	atomic_int busy;
+	struct link *next_kept;         /* on `kept`, once the service is gone */
 };
+
+/* Links freed while a thread still runs in them: kept, never freed, and
+ * reachable from here (they are not leaks: their plugin is still in use). */
+static struct link *kept;
+static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
 
 struct warden_approval {
 	const struct warden_config *cfg;
@@ -139,8 +145,14 @@ static void link_free(struct link *l)
 {
 	if (l == NULL)
 		return;
-	if (atomic_load(&l->busy))
-		return; /* a thread still runs inside it: leave it be */
+	if (atomic_load(&l->busy)) {
+		/* A thread still runs inside it: leave it be. */
+		pthread_mutex_lock(&kept_lock);
+		l->next_kept = kept;
+		kept = l;
+		pthread_mutex_unlock(&kept_lock);
+		return;
+	}
 	if (l->lp != NULL) {
 		warden_loader_unload(l->lp);
 		free(l->lp);
