@@ -41,6 +41,20 @@ int warden_cmd_run(struct warden_cli *cli, int argc, char **argv);
 struct json_t;
 struct json_t *warden_cli_json_string(const char *s);
 
+/*
+ * Prints o (consumed; NULL is an error) as indented JSON and a newline,
+ * all or nothing: jansson drops a key or an element silently when an
+ * allocation fails, so any failed jansson allocation in this process
+ * (warden_cli_json_failed) makes the output an error, never partial or
+ * wrong JSON.  Returns 0, or -code with err set.
+ */
+int warden_cli_print_json(struct json_t *o, struct warden_error *err);
+/* Has any jansson allocation failed in this process? */
+int warden_cli_json_failed(void);
+/* Installs the allocation hooks behind warden_cli_json_failed(); main()
+ * calls it before anything uses jansson. */
+void warden_cli_json_init(void);
+
 /* Prints "warden: MSG" to stderr and returns err->code (the exit status). */
 int warden_cli_fail(const struct warden_error *err);
 

@@ -171,21 +171,21 @@ int warden_cmd_config(struct warden_cli *cli, int argc, char **argv)
 
 	if (warden_config_load(cli->config_path, &cfg, &err) < 0) {
 		if (json) {
-			o = json_object();
-			json_object_set_new(o, "ok", json_false());
-			json_object_set_new(o, "error", warden_cli_json_string(err.msg));
-			json_object_set_new(o, "exit", json_integer(err.code));
-			json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-			putchar('\n');
-			json_decref(o);
+			struct warden_error jerr = { 0, "" };
+
+			o = json_pack("{s:b,s:o,s:i}", "ok", 0,
+			              "error", warden_cli_json_string(err.msg),
+			              "exit", err.code);
+			if (warden_cli_print_json(o, &jerr) < 0)
+				warden_cli_fail(&jerr);
 		}
 		return warden_cli_fail(&err);
 	}
 	if (json) {
-		o = summary_json(cfg);
-		json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		putchar('\n');
-		json_decref(o);
+		if (warden_cli_print_json(summary_json(cfg), &err) < 0) {
+			warden_config_free(cfg);
+			return warden_cli_fail(&err);
+		}
 	} else {
 		print_summary(cfg);
 	}

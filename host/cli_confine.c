@@ -106,8 +106,8 @@ static json_t *rules_json(const struct warden_confined *c)
 	return a;
 }
 
-static void print_json(const struct warden_confined *c,
-                       const struct warden_resolved *res)
+static int print_json(const struct warden_confined *c,
+                      const struct warden_resolved *res, struct warden_error *err)
 {
 	json_t *o = json_object();
 
@@ -128,9 +128,7 @@ static void print_json(const struct warden_confined *c,
 	json_object_set_new(o, "denial_signatures",
 	                    strings_json(c->denial_signatures, c->n_denial_signatures));
 	json_object_set_new(o, "runner_failure_rules", rules_json(c));
-	json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	putchar('\n');
-	json_decref(o);
+	return warden_cli_print_json(o, err);
 }
 
 /* A descriptor number above 2, or -1. */
@@ -253,14 +251,14 @@ int warden_cmd_confine(struct warden_cli *cli, int argc, char **argv)
 	}
 	if (rc == 0) {
 		if (json) {
-			print_json(c, &res);
+			rc = print_json(c, &res, &err);
 		} else {
 			for (i = 0; i < c->argc; i++) {
 				fputs(c->argv[i], stdout);
 				putchar(nul ? '\0' : '\n');
 			}
 		}
-		if (fflush(stdout) != 0)
+		if (rc == 0 && fflush(stdout) != 0)
 			rc = warden_error_set(&err, WARDEN_EIO, "confine: writing the output failed");
 	}
 	warden_confined_free(c);

@@ -309,11 +309,9 @@ int warden_cmd_plugins(struct warden_cli *cli, int argc, char **argv)
 		else
 			print_text(p, &r);
 	}
-	if (rc == 0 && json) {
-		json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		putchar('\n');
-	}
 	json_decref(list);
+	if (rc == 0 && json)
+		rc = warden_cli_print_json(json_incref(root), &err);
 	json_decref(root);
 	warden_config_free(cfg);
 	return rc < 0 ? warden_cli_fail(&err) : 0;

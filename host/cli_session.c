@@ -74,11 +74,12 @@ static int parse_opts(int argc, char **argv, int allow_json, int allow_cwd,
 	return 0;
 }
 
-static void print_json(json_t *o)
+/* Prints o (consumed) or fails: the exit status. */
+static int print_json(json_t *o)
 {
-	json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	putchar('\n');
-	json_decref(o);
+	struct warden_error err = { 0, "" };
+
+	return warden_cli_print_json(o, &err) < 0 ? warden_cli_fail(&err) : 0;
 }
 
 static int load_config(struct warden_cli *cli, struct warden_config **cfg)
@@ -173,11 +174,15 @@ static int show_text(uint64_t line_no, json_t *event, void *ud)
 
 	(void)line_no;
 	(void)ud;
+	if (text == NULL || warden_cli_json_failed()) {
+		free(text);
+		json_decref(fields);
+		return -WARDEN_EOS;
+	}
 	printf("%lld %s %s %s\n",
 	       (long long)json_integer_value(json_object_get(event, "seq")),
 	       json_string_value(json_object_get(event, "time")),
-	       json_string_value(json_object_get(event, "type")),
-	       text ? text : "{}");
+	       json_string_value(json_object_get(event, "type")), text);
 	free(text);
 	json_decref(fields);
 	return 0;
@@ -190,7 +195,11 @@ static int show_json(uint64_t line_no, json_t *event, void *ud)
 	char *text = json_dumps(event, JSON_COMPACT | JSON_PRESERVE_ORDER);
 
 	(void)ud;
-	printf("%s    %s", line_no > 1 ? ",\n" : "", text ? text : "null");
+	if (text == NULL || warden_cli_json_failed()) {
+		free(text);
+		return -WARDEN_EOS;
+	}
+	printf("%s    %s", line_no > 1 ? ",\n" : "", text);
 	free(text);
 	return 0;
 }
@@ -211,10 +220,15 @@ static int session_show(struct warden_cli *cli, const char *id, int json)
 	if (r == 0 && json) {
 		printf("{\n  \"session\": \"%s\",\n  \"events\": [\n", id);
 		r = warden_session_replay(s, show_json, NULL, NULL, &err);
-		printf("\n  ]\n}\n");
+		if (r == 0)
+			printf("\n  ]\n}\n");
 	} else if (r == 0) {
 		r = warden_session_replay(s, show_text, NULL, NULL, &err);
 	}
+	if (r == -WARDEN_EOS && err.msg[0] == '\0')
+		warden_error_set(&err, WARDEN_EOS, "out of memory while printing the events (output incomplete)");
+	if (r == 0 && fflush(stdout) != 0)
+		r = warden_error_set(&err, WARDEN_EIO, "cannot write the output");
 	warden_session_close(s);
 	warden_config_free(cfg);
 	return r < 0 ? warden_cli_fail(&err) : 0;
@@ -239,13 +253,12 @@ static int session_state(struct warden_cli *cli, const char *id, int json)
 	if (r < 0)
 		return warden_cli_fail(&err);
 	if (json) {
-		print_json(json_pack("{s:s,s:o,s:o,s:o,s:o}",
+		return print_json(json_pack("{s:s,s:o,s:o,s:o,s:o}",
 		                     "session", res.session_id,
 		                     "mode", sourced(json_string(warden_mode_name(res.mode)), res.mode_source),
 		                     "policy", sourced(json_string(warden_policy_name(res.policy)), res.policy_source),
 		                     "preset", sourced(warden_cli_json_string(res.preset), res.preset_source),
 		                     "root", sourced(warden_cli_json_string(res.root), res.root_source)));
-		return 0;
 	}
 	printf("session: %s\n", res.session_id);
 	printf("mode: %s (%s)\n", warden_mode_name(res.mode), warden_source_name(res.mode_source));
@@ -436,11 +449,10 @@ static int preset_list(struct warden_cli *cli, int json)
 			       t[i].description ? t[i].description : (t[i].label ? t[i].label : ""));
 		}
 	}
-	if (json)
-		print_json(a);
-	else
-		json_decref(a);
 	warden_config_free(cfg);
+	if (json)
+		return print_json(a);
+	json_decref(a);
 	return 0;
 }
 
@@ -486,7 +498,7 @@ static int preset_current(struct warden_cli *cli, int json)
 	if (r < 0)
 		return warden_cli_fail(&err);
 	if (json)
-		print_json(json_pack("{s:o,s:s,s:s,s:s}",
+		return print_json(json_pack("{s:o,s:s,s:s,s:s}",
 		                     "preset", warden_cli_json_string(res.preset),
 		                     "source", warden_source_name(res.preset_source),
 		                     "sandbox", warden_mode_name(res.mode),

@@ -17,6 +17,7 @@
 #include <warden/plugin.h>
 
 #include "cli.h"
+#include "wjson.h"
 
 static const struct warden_command commands[] = {
 	{ "plugins", warden_cmd_plugins, "plugins [--json]            every configured plugin and its status" },
@@ -68,6 +69,35 @@ static void print_help(FILE *f)
 	        "See warden(1), warden.ini(5) and warden-plugin(7).\n");
 }
 
+void warden_cli_json_init(void)
+{
+	warden_json_init();
+}
+
+int warden_cli_json_failed(void)
+{
+	return warden_json_failures() != 0;
+}
+
+int warden_cli_print_json(json_t *o, struct warden_error *err)
+{
+	char *text = NULL;
+	int r = 0;
+
+	if (o != NULL && !warden_cli_json_failed())
+		text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_decref(o);
+	if (text == NULL || warden_cli_json_failed()) {
+		free(text);
+		return warden_error_set(err, WARDEN_EOS,
+		                        "out of memory while building the JSON output (nothing printed)");
+	}
+	if (fputs(text, stdout) == EOF || putchar('\n') == EOF || fflush(stdout) != 0)
+		r = warden_error_set(err, WARDEN_EIO, "cannot write the output");
+	free(text);
+	return r;
+}
+
 int warden_cli_fail(const struct warden_error *err)
 {
 	fprintf(stderr, "warden: %s\n", err->msg[0] ? err->msg : "unknown error");
@@ -117,6 +147,8 @@ int main(int argc, char **argv)
 	struct warden_cli cli = { NULL, getenv("WARDEN_SESSION") };
 	const struct warden_command *c;
 	int ch, sub;
+
+	warden_cli_json_init();
 
 	/* '+': stop at the first non-option, the subcommand. */
 	while ((ch = getopt_long(argc, argv, "+", opts, NULL)) != -1) {

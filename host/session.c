@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "session.h"
+#include "wjson.h"
 #include "vocab.h"
 
 #define LOG_SUFFIX ".jsonl"
@@ -301,16 +302,30 @@ static int event_follows(const struct event *prev, const struct event *next,
 	return 0;
 }
 
-/* Parses one line (without its newline).  Returns 0, or -1 with why set;
- * *cut says whether the JSON merely ended too early (a torn write). */
+/* line_parse() could not tell: memory ran out while parsing. */
+#define LP_OOM (-2)
+
+/* Parses one line (without its newline).  Returns 0, -1 with why set, or
+ * LP_OOM; *cut says whether the JSON merely ended too early (a torn
+ * write) and is never set when memory ran out. */
 static int line_parse(const char *text, size_t len, struct event *ev,
                       int *cut, char *why, size_t whylen)
 {
 	json_error_t jerr;
 	json_t *o;
+	unsigned long failures;
 
 	*cut = 0;
+	warden_json_init();
+	failures = warden_json_failures();
 	o = json_loadb(text, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &jerr);
+	if (warden_json_failures() != failures ||
+	    (o == NULL && json_error_code(&jerr) == json_error_out_of_memory)) {
+		json_decref(o);
+		ev->json = NULL;
+		snprintf(why, whylen, "out of memory");
+		return LP_OOM;
+	}
 	if (o == NULL) {
 		*cut = json_error_code(&jerr) == json_error_premature_end_of_input;
 		snprintf(why, whylen, "bad JSON: %s", jerr.text);
@@ -322,6 +337,13 @@ static int line_parse(const char *text, size_t len, struct event *ev,
 		return -1;
 	}
 	return 0;
+}
+
+static int oom_error(struct warden_error *err, const struct warden_session *s)
+{
+	return warden_error_set(err, WARDEN_EOS,
+	                        "out of memory while reading %s (the log is not damaged)",
+	                        s->path);
 }
 
 static void event_release(struct event *ev)
@@ -493,9 +515,9 @@ static int head_check(struct warden_session *s, off_t size,
 		free(buf);
 		return damage(err, s, "at line 1", "no complete session/start line");
 	}
-	if (line_parse(buf, (size_t)(nl - buf), &ev, &cut, why, sizeof(why)) < 0) {
+	if ((r = line_parse(buf, (size_t)(nl - buf), &ev, &cut, why, sizeof(why))) < 0) {
 		free(buf);
-		return damage(err, s, "at line 1", why);
+		return r == LP_OOM ? oom_error(err, s) : damage(err, s, "at line 1", why);
 	}
 	free(buf);
 	if (ev.seq != 1 || ev.type != WARDEN_EVENT_SESSION_START) {
@@ -527,7 +549,7 @@ static int tail_check(struct warden_session *s, int repair, size_t check,
 	char *buf = NULL;
 	off_t size, start = 0, window = BLOCK, end, torn_off = -1;
 	size_t len = 0, i, nlines, first, nev = 0;
-	int r, cut;
+	int r, cut, oom = 0;
 
 	if (fstat(s->fd, &st) < 0)
 		return warden_error_errno(err, WARDEN_EIO, errno, "cannot stat %s", s->path);
@@ -574,10 +596,15 @@ static int tail_check(struct warden_session *s, int repair, size_t check,
 		/* A complete final line whose JSON is cut short is torn too. */
 		struct event ev;
 
-		if (line_parse(buf + (lines[0].off - start), lines[0].len, &ev,
-		               &cut, why, sizeof(why)) == 0)
+		int lp = line_parse(buf + (lines[0].off - start), lines[0].len, &ev,
+		                    &cut, why, sizeof(why));
+
+		if (lp == 0)
 			event_release(&ev);
-		else if (cut) {
+		else if (lp == LP_OOM) {
+			free(buf);
+			return oom_error(err, s);
+		} else if (cut) {
 			torn_off = lines[0].off;
 			memmove(lines, lines + 1, (nlines - 1) * sizeof(lines[0]));
 			nlines--;
@@ -603,8 +630,8 @@ static int tail_check(struct warden_session *s, int repair, size_t check,
 			snprintf(where, sizeof(where), "at line %llu (byte %lld)",
 			         (unsigned long long)evs[nev - 1].seq + 1,
 			         (long long)lines[i].off);
-		if (line_parse(buf + (lines[i].off - start), lines[i].len, &evs[nev],
-		               &cut, why, sizeof(why)) < 0)
+		if ((oom = line_parse(buf + (lines[i].off - start), lines[i].len,
+		                      &evs[nev], &cut, why, sizeof(why))) < 0)
 			goto bad;
 		nev++;
 		if (lines[i].off == 0 && (evs[nev - 1].seq != 1 ||
@@ -637,7 +664,7 @@ bad:
 	for (i = 0; i < nev; i++)
 		event_release(&evs[i]);
 	free(buf);
-	return damage(err, s, where, why);
+	return oom == LP_OOM ? oom_error(err, s) : damage(err, s, where, why);
 }
 
 int warden_session_refresh(struct warden_session *s, struct warden_error *err)
@@ -1254,8 +1281,13 @@ int warden_session_replay(struct warden_session *s, warden_session_event_fn fn,
 				break;
 			line_no++;
 			snprintf(where, sizeof(where), "at line %llu", (unsigned long long)line_no);
-			if (line_parse(buf + pos, (size_t)(nl - (buf + pos)), &ev, &cut,
-			               why, sizeof(why)) < 0) {
+			if ((r = line_parse(buf + pos, (size_t)(nl - (buf + pos)), &ev, &cut,
+			                    why, sizeof(why))) < 0) {
+				if (r == LP_OOM) {
+					r = oom_error(err, s);
+					break;
+				}
+				r = 0;
 				if (cut && line_off + (off_t)(nl - (buf + pos)) + 1 == size) {
 					torn_warning(s, line_off, size - line_off, 0);
 					pos = have;

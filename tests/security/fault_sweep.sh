@@ -43,7 +43,7 @@ sweep() {
 	name=$1 check=$2; shift 2
 	restore
 	rm -f "$dir/count"
-	WARDEN_FAULT_COUNT="$dir/count" LD_PRELOAD="$shim" "$@" >/dev/null 2>&1 ||
+	WARDEN_FAULT_COUNT="$dir/count" LD_PRELOAD="$shim" "$@" >"$dir/ref" 2>&1 ||
 		fail "$name: does not succeed without a fault"
 	total=$(head -n 1 "$dir/count")
 	[ "$total" -gt 10 ] || fail "$name: only $total allocations counted: is the shim working?"
@@ -59,6 +59,9 @@ sweep() {
 			refused=$((refused + 1))
 			grep -q '^warden: ' "$dir/err" ||
 				{ cat "$dir/err" >&2; fail "$name: allocation $n: refused (status $st) without a warden: message"; }
+		elif [ "${same_output:-0}" = 1 ] && ! cmp -s "$dir/ref" "$dir/out"; then
+			diff "$dir/ref" "$dir/out" | head -20 >&2
+			fail "$name: allocation $n: succeeded with different output (partial or wrong)"
 		fi
 		"$check" "$st" || fail "$name: allocation $n of $total: state after status $st is wrong"
 		n=$((n + 1))
@@ -66,7 +69,16 @@ sweep() {
 	echo "ok: $name: $total allocations swept, $refused refused cleanly, the rest succeeded"
 }
 
+# The log before the request is a prefix of the log after it (nothing
+# lost, nothing rewritten), and a refused request added nothing.
+log_kept() { # log_kept STATUS
+	old=$(find "$dir/pristine" -name "$id.jsonl"); new=$(find "$dir/state" -name "$id.jsonl")
+	oldsize=$(wc -c <"$old")
+	cmp -s -n "$oldsize" "$old" "$new" || { echo "the old log is not kept whole" >&2; return 1; }
+	[ "$1" -eq 0 ] || [ "$(wc -c <"$new")" -eq "$oldsize" ] || { echo "a refused request left lines" >&2; return 1; }
+}
 after_mode_set() { # the log replays; success means the new mode is there
+	log_kept "$1" || return 1
 	m=$(mode_now) || { echo "log does not replay" >&2; return 1; }
 	case $1:$m in
 	0:workspace-write) return 0 ;;
@@ -76,6 +88,7 @@ after_mode_set() { # the log replays; success means the new mode is there
 	echo "mode is $m" >&2; return 1
 }
 after_preset() {
+	log_kept "$1" || return 1
 	"$WARDEN" session state "$id" >/dev/null || { echo "log does not replay" >&2; return 1; }
 	[ "$1" -ne 0 ] || "$WARDEN" --session "$id" preset current | grep -q danger-full-access
 }
@@ -90,7 +103,30 @@ after_nothing() { return 0; }
 sweep "mode set (one append)" after_mode_set "$WARDEN" --session "$id" mode set workspace-write
 sweep "preset select (up to three appends)" after_preset "$WARDEN" --session "$id" preset select danger-full-access
 sweep "session new" after_new "$WARDEN" session new --cwd "$dir/ws"
-sweep "config check" after_nothing "$WARDEN" config check
+same_output=1
+sweep "config check --json" after_nothing "$WARDEN" config check --json
+sweep "session state --json" after_nothing "$WARDEN" session state "$id" --json
+sweep "session show --json" after_nothing "$WARDEN" session show "$id" --json
+sweep "session show" after_nothing "$WARDEN" session show "$id"
+sweep "preset list --json" after_nothing "$WARDEN" --session "$id" preset list --json
+same_output=0
+
+# confine: config, loading both backends, the probe (a real bwrap run),
+# the confined argv and its JSON.  It changes no state: success or a
+# clean refusal is all there is to judge.
+# One backend per config: with two, a probe that fails for want of memory
+# makes the next backend confine (correctly, but the output differs).
+printf '[warden]\n[backend bwrap]\nplugin = %s/plugins/bwrap/.libs/bwrap.so\n' \
+	"$top_builddir" >"$dir/bwrap.ini"
+printf '[warden]\n[backend landlock]\nplugin = %s/plugins/landlock/.libs/landlock.so\nrunner = %s/plugins/landlock/warden-landlock-run\n' \
+	"$top_builddir" "$top_builddir" >"$dir/landlock.ini"
+cat "$dir/bwrap.ini" >"$dir/sbx.ini"; tail -n +2 "$dir/landlock.ini" >>"$dir/sbx.ini"
+chmod 644 "$dir/bwrap.ini" "$dir/landlock.ini" "$dir/sbx.ini"
+same_output=1
+sweep "plugins --json" after_nothing "$WARDEN" --config "$dir/sbx.ini" plugins --json
+sweep "confine --json (bwrap)" after_nothing "$WARDEN" --config "$dir/bwrap.ini" confine --json --mode workspace-write --root "$dir/ws" -- /bin/echo 'a b'
+sweep "confine (landlock)" after_nothing "$WARDEN" --config "$dir/landlock.ini" confine --mode read-only --root "$dir/ws" -- /bin/echo 'a b'
+same_output=0
 
 # --- a full disk and I/O errors on the append ----------------------------
 for mode in enospc eio fsync-eio; do
