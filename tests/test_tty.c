@@ -265,7 +265,8 @@ static void timeout_gives(const char *on_timeout, int want, const char *shown)
 	s->timeout_ms = 300;
 	converse(s);
 	assert_int_equal(s->decision, want);
-	assert_true(s->took_ms >= 300 && s->took_ms < 5000);
+	/* A tenth early: it answers before the host's own timeout. */
+	assert_true(s->took_ms >= 270 && s->took_ms < 5000);
 	assert_non_null(strstr(s->screen, shown));
 	assert_terminal_restored(s);
 	free(s);

@@ -18,8 +18,12 @@
  * run, or the deadline — is an error, and the request is unavailable.
  * Stderr is left to the program (it goes where warden's goes).
  *
- * The deadline is the section's timeout_ms, or 60 s when it is 0: an
- * external program with no deadline would hold the request forever.  At
+ * The deadline is the section's timeout_ms less a tenth (at most 500 ms
+ * less), so that this answerer ends the program and reports before the
+ * host's own timeout of the same value kills a worker mid-way; or 60 s
+ * when timeout_ms is 0: an external program with no deadline would hold
+ * the request forever.  On Linux the program also dies with the process
+ * that runs it (PR_SET_PDEATHSIG), should the host kill that first.  At
  * the deadline, and after every answer, the whole process group is killed,
  * so a background child cannot outlive the request; the program itself is
  * always reaped.  The program's exit is watched directly: a background
@@ -48,6 +52,7 @@
 #include <time.h>
 #include <unistd.h>
 #ifdef __linux__
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #endif
 
@@ -182,6 +187,7 @@ static void *exec_open(const struct warden_open_args *args, char *err,
 	e->timeout_ms = WARDEN_OPEN_ARGS_HAS(args, timeout_ms) &&
 	                args->timeout_ms > 0 ? args->timeout_ms
 	                                     : EXEC_DEFAULT_TIMEOUT_MS;
+	e->timeout_ms -= e->timeout_ms / 10 < 500 ? e->timeout_ms / 10 : 500;
 	e->open_max = sysconf(_SC_OPEN_MAX);
 	if (e->open_max < 0 || e->open_max > 65536)
 		e->open_max = 65536;
@@ -256,7 +262,8 @@ static int high_fd(int fd, int cmd)
 }
 
 /* After fork(): only async-signal-safe calls.  Never returns. */
-static void child_run(const struct exec *e, int in, int out, int ep)
+static void child_run(const struct exec *e, pid_t parent, int in, int out,
+                      int ep)
 {
 	struct sigaction sa;
 	sigset_t none;
@@ -269,6 +276,10 @@ static void child_run(const struct exec *e, int in, int out, int ep)
 	sigemptyset(&none);
 	(void)sigprocmask(SIG_SETMASK, &none, NULL);
 	(void)setpgid(0, 0);
+#ifdef __linux__
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+		goto fail;
+#endif
 
 	ep = high_fd(ep, F_DUPFD_CLOEXEC);
 	in = high_fd(in, F_DUPFD);
@@ -443,7 +454,7 @@ static int exec_decide(void *state, const struct warden_request *req,
 	int status, child_errno, decision = WARDEN_DECISION_ERROR;
 	char *json;
 	ssize_t n;
-	pid_t pid;
+	pid_t pid, parent;
 
 	json = request_json(req, err, errlen);
 	if (json == NULL)
@@ -459,13 +470,14 @@ static int exec_decide(void *state, const struct warden_request *req,
 		                  strerror(errno));
 		goto out;
 	}
+	parent = getpid();
 	pid = fork();
 	if (pid < 0) {
 		WARDEN_PLUGIN_ERR(err, errlen, "fork: %s", strerror(errno));
 		goto out;
 	}
 	if (pid == 0)
-		child_run(e, in[1], out[1], ep[1]);
+		child_run(e, parent, in[1], out[1], ep[1]);
 	(void)setpgid(pid, pid);        /* no race with the child's own */
 	close(in[1]);
 	close(out[1]);

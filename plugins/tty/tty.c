@@ -32,10 +32,11 @@
  * stop it): the request goes to the next answerer.  Any other failure is an
  * error: unavailable.
  *
- * Timeout: the section's timeout_ms (0, the default: wait for the person
- * as long as it takes).  At the deadline the outcome is `on_timeout`.
- * Under `isolation = process` the host's timeout of the same value is the
- * backstop; this one normally comes first and decides.
+ * Timeout: the section's timeout_ms less a tenth (at most 500 ms less);
+ * 0, the default, waits for the person as long as it takes.  At the
+ * deadline the outcome is `on_timeout`.  The host's timeout of the full
+ * value is the backstop: this one comes first, so the prompt ends with
+ * its own outcome and the terminal restored, not with a killed worker.
  *
  * Config keys ([answerer NAME] with plugin = tty):
  *   on_timeout  rejected (default), cancelled, or next (ask the next
@@ -83,6 +84,7 @@ static void *tty_open(const struct warden_open_args *args, char *err,
 	t->on_timeout = WARDEN_DECISION_REJECTED;
 	t->timeout_ms = WARDEN_OPEN_ARGS_HAS(args, timeout_ms)
 	                ? args->timeout_ms : 0;
+	t->timeout_ms -= t->timeout_ms / 10 < 500 ? t->timeout_ms / 10 : 500;
 	for (i = 0; i < args->kv_count; i++) {
 		const struct warden_kv *kv = &args->kv[i];
 
