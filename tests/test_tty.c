@@ -48,6 +48,7 @@ struct session {
 	const char *input;              /* typed once the prompt shows */
 	int hangup;                     /* close the master after the prompt */
 	int controlling;                /* 0: setsid() but no TIOCSCTTY */
+	int background;                 /* decide in a background group */
 	struct warden_request req;
 	/* results */
 	char screen[16384];
@@ -84,6 +85,22 @@ static void child(struct session *s, int master, int slave, int ready)
 		_exit(4);
 	(void)!write(ready, "r", 1);
 	close(ready);
+	if (s->background) {
+		pid_t bg = fork();
+		int status;
+
+		if (bg < 0)
+			_exit(5);
+		if (bg == 0) {
+			/* A process group of its own: not the foreground one. */
+			if (setpgid(0, 0) < 0)
+				_exit(6);
+			_exit(tty->decide(st, &s->req, err, sizeof(err)) + 10);
+		}
+		if (waitpid(bg, &status, 0) != bg || !WIFEXITED(status))
+			_exit(7);
+		_exit(WEXITSTATUS(status));
+	}
 	d = tty->decide(st, &s->req, err, sizeof(err));
 	tty->close(st);
 	_exit(d + 10);
@@ -293,6 +310,18 @@ static void test_no_terminal_delegates(void **unused)
 	free(s);
 }
 
+static void test_background_process_group_delegates(void **unused)
+{
+	struct session *s = session_new("y\r");
+
+	s->background = 1;
+	converse(s);
+	assert_int_equal(s->decision, WARDEN_DECISION_DELEGATE);
+	assert_null(strstr(s->screen, "[y/n]"));
+	assert_terminal_restored(s);
+	free(s);
+}
+
 static void test_escape_sequences_in_fields_are_shown_escaped(void **unused)
 {
 	struct session *s = session_new("n\r");
@@ -358,6 +387,7 @@ int main(void)
 		cmocka_unit_test(test_input_typed_before_the_prompt_is_discarded),
 		cmocka_unit_test(test_timeout_gives_on_timeout),
 		cmocka_unit_test(test_no_terminal_delegates),
+		cmocka_unit_test(test_background_process_group_delegates),
 		cmocka_unit_test(test_escape_sequences_in_fields_are_shown_escaped),
 		cmocka_unit_test(test_long_subject_is_cut_and_says_so),
 		cmocka_unit_test(test_bad_config_is_refused),
