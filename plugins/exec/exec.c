@@ -184,10 +184,10 @@ static void *exec_open(const struct warden_open_args *args, char *err,
 		                  "/usr/local/bin/answer)", args->instance);
 		goto fail;
 	}
-	e->timeout_ms = WARDEN_OPEN_ARGS_HAS(args, timeout_ms) &&
-	                args->timeout_ms > 0 ? args->timeout_ms
-	                                     : EXEC_DEFAULT_TIMEOUT_MS;
-	e->timeout_ms -= e->timeout_ms / 10 < 500 ? e->timeout_ms / 10 : 500;
+	e->timeout_ms = EXEC_DEFAULT_TIMEOUT_MS;
+	if (WARDEN_OPEN_ARGS_HAS(args, timeout_ms) && args->timeout_ms > 0)
+		e->timeout_ms = args->timeout_ms - (args->timeout_ms / 10 < 500
+		                                    ? args->timeout_ms / 10 : 500);
 	e->open_max = sysconf(_SC_OPEN_MAX);
 	if (e->open_max < 0 || e->open_max > 65536)
 		e->open_max = 65536;
