@@ -43,8 +43,13 @@ sweep() {
 	name=$1 check=$2; shift 2
 	restore
 	rm -f "$dir/count"
-	WARDEN_FAULT_COUNT="$dir/count" LD_PRELOAD="$shim" "$@" >"$dir/ref" 2>&1 ||
-		fail "$name: does not succeed without a fault"
+	st=0
+	WARDEN_FAULT_COUNT="$dir/count" LD_PRELOAD="$shim" "$@" >"$dir/ref" 2>&1 || st=$?
+	if [ "${sweep_expect_fail:-0}" = 1 ]; then
+		[ "$st" -ne 0 ] || fail "$name: succeeds without a fault"
+	else
+		[ "$st" -eq 0 ] || fail "$name: does not succeed without a fault (status $st)"
+	fi
 	total=$(head -n 1 "$dir/count")
 	[ "$total" -gt 10 ] || fail "$name: only $total allocations counted: is the shim working?"
 	refused=0 n=1
@@ -57,7 +62,9 @@ sweep() {
 		fi
 		if [ "$st" -ne 0 ]; then
 			refused=$((refused + 1))
-			grep -q '^warden: ' "$dir/err" ||
+			# 1-63: an outcome (approve) or the command's own status (run);
+			# 64 and above: an error, which must say what went wrong.
+			[ "$st" -lt 64 ] || grep -q '^warden: ' "$dir/err" ||
 				{ cat "$dir/err" >&2; fail "$name: allocation $n: refused (status $st) without a warden: message"; }
 		elif [ "${same_output:-0}" = 1 ] && ! cmp -s "$dir/ref" "$dir/out"; then
 			diff "$dir/ref" "$dir/out" | head -20 >&2
@@ -128,18 +135,72 @@ sweep "confine --json (bwrap)" after_nothing "$WARDEN" --config "$dir/bwrap.ini"
 sweep "confine (landlock)" after_nothing "$WARDEN" --config "$dir/landlock.ini" confine --mode read-only --root "$dir/ws" -- /bin/echo 'a b'
 same_output=0
 
+# approve: config, the rules answerer (in process), both audit appends.
+# Exit 0 (allowed-once) only with approval/asked and approval/decided of
+# one request id in the log; any other outcome or refusal leaves the old
+# log whole and replaying.
+printf '[warden]\n[answerer r]\nplugin = %s/plugins/rules/.libs/rules.so\nisolation = inproc\nallow = bash:ls*\n' \
+	"$top_builddir" >"$dir/approve.ini"
+chmod 644 "$dir/approve.ini"
+after_approve() {
+	# Outcomes are recorded; an error after approval/asked was committed
+	# leaves that line alone (the request failed, nothing was decided).
+	log_kept 0 || return 1
+	"$WARDEN" session state "$id" >/dev/null || { echo "log does not replay" >&2; return 1; }
+	[ "$1" -ne 0 ] || /usr/bin/python3 - "$(find "$dir/state" -name "$id.jsonl")" <<'PY'
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+asked = [e for e in ev if e["type"] == "approval/asked"]
+decided = [e for e in ev if e["type"] == "approval/decided"]
+assert len(asked) == 1 and len(decided) == 1, (asked, decided)
+assert asked[0]["request_id"] == decided[0]["request_id"]
+assert decided[0]["outcome"] == "allowed-once", decided[0]
+PY
+}
+sweep "approve (rules, inproc)" after_approve "$WARDEN" --config "$dir/approve.ini" --session "$id" approve --tool bash --subject 'ls -l'
+# A request no rule allows: no failure anywhere may turn it into a yes.
+after_never_yes() {
+	log_kept 0 || return 1
+	[ "$1" -ne 0 ] || { echo "allowed-once for a request no answerer allows" >&2; return 1; }
+}
+sweep_expect_fail=1
+sweep "approve of what no rule allows" after_never_yes "$WARDEN" --config "$dir/approve.ini" --session "$id" approve --tool bash --subject 'rm -rf /'
+sweep_expect_fail=0
+
+# run: config, policy, the probe and confine (bwrap), spawn, classify,
+# the sandbox/run append.  Exit 0 only if the command really wrote its
+# file inside the workspace and the run is in the log.
+printf '[warden]\n[backend bwrap]\nplugin = %s/plugins/bwrap/.libs/bwrap.so\nlauncher = %s/plugins/bwrap/warden-bwrap-exec\n' \
+	"$top_builddir" "$top_builddir" >"$dir/run.ini"
+chmod 644 "$dir/run.ini"
+"$WARDEN" --session "$id" mode set workspace-write >/dev/null
+cp -a "$dir/state" "$dir/pristine.run"
+rm -rf "$dir/pristine"; mv "$dir/pristine.run" "$dir/pristine"
+after_run() {
+	# A run that started is recorded whatever its status: prefix only.
+	log_kept 0 || return 1
+	"$WARDEN" session state "$id" >/dev/null || { echo "log does not replay" >&2; return 1; }
+	if [ "$1" -eq 0 ]; then
+		[ "$(cat "$dir/ws/out" 2>/dev/null)" = written ] || { echo "exit 0 but the file is not written" >&2; return 1; }
+		grep -q '"type":"sandbox/run"' "$(find "$dir/state" -name "$id.jsonl")" ||
+			{ echo "exit 0 but no sandbox/run event" >&2; return 1; }
+	fi
+	rm -f "$dir/ws/out"
+}
+sweep "run (bwrap, workspace-write)" after_run "$WARDEN" --config "$dir/run.ini" --session "$id" run -- /bin/sh -c "echo written > '$dir/ws/out'"
+
 # --- a full disk and I/O errors on the append ----------------------------
 for mode in enospc eio fsync-eio; do
 	restore
 	before=$(sha256sum <"$(find "$dir/state" -name "$id.jsonl")")
 	st=0
-	WARDEN_FAULT_LOG=$mode LD_PRELOAD="$shim" "$WARDEN" --session "$id" mode set workspace-write \
+	WARDEN_FAULT_LOG=$mode LD_PRELOAD="$shim" "$WARDEN" --session "$id" mode set read-only \
 		>"$dir/out" 2>"$dir/err" || st=$?
 	[ "$st" -eq 74 ] || { cat "$dir/err" >&2; fail "$mode: exit $st, not 74"; }
 	grep -qE "^warden: .*(cannot append|cannot fsync).*$id.jsonl" "$dir/err" ||
 		{ cat "$dir/err" >&2; fail "$mode: the message does not name the log"; }
 	after=$(sha256sum <"$(find "$dir/state" -name "$id.jsonl")")
 	[ "$before" = "$after" ] || fail "$mode: the log changed (a partial line left behind?)"
-	[ "$(mode_now)" = read-only ] || fail "$mode: the refused mode took effect"
+	[ "$(mode_now)" = workspace-write ] || fail "$mode: the refused mode took effect"
 	echo "ok: $mode on the append: refused (74), log unchanged, replays"
 done
