@@ -633,6 +633,9 @@ static void test_sigint_while_waiting_cancels_at_once(void **state)
 	pid_t kid, host = getpid();
 	int status;
 
+	/* The test may inherit SIGINT ignored (a background job, nohup):
+	 * start from the default so that the handler is what saves it. */
+	signal(SIGINT, SIG_DFL);
 	fx_open(&f, "ask", ISO(state),
 	        "[answerer broken]\nplugin = zoo_decide_hang\nisolation = @ISO@\n");
 	kid = fork();
