@@ -142,7 +142,8 @@ int warden_approval_register(struct warden_approval *a,
  * `cancelled` with out->signal set; the caller decides what the signal
  * means for itself afterwards (`warden approve` exits 2).  Blocking: as
  * long as the answerers take, bounded by their timeout_ms and
- * req->deadline_ms.
+ * req->deadline_ms.  One call at a time per process (the signal handlers
+ * are the process's), from a thread that outlives the service's workers.
  */
 int warden_approval_ask(struct warden_approval *a, struct warden_session *s,
                         const struct warden_approval_request *req,
