@@ -37,6 +37,7 @@ struct warden_worker {
 	const struct warden_config_plugin *pl;
 	pid_t pid;                  /* 0: not running */
 	int fd;                     /* host end of the socketpair */
+	uint32_t seq;               /* of the last request sent */
 };
 
 long long warden_now_ms(void)
@@ -166,19 +167,24 @@ static int buf_str(struct buf *b, const char *s)
 	return buf_u32(b, (uint32_t)len) < 0 ? -1 : buf_put(b, s, len);
 }
 
-/* A reply or hello frame: [len][type][int32][u32 n][n bytes]. */
-static int send_reply(int fd, char type, int32_t value, const char *text)
+/* A reply or hello frame: [len][type][int32 value][u32 seq][u32 n][n
+ * bytes]; seq is the request's (0 for the hello). */
+#define REPLY_HEAD 13
+
+static int send_reply(int fd, char type, int32_t value, uint32_t seq,
+                      const char *text)
 {
-	char frame[4 + 1 + 4 + 4 + REASON_MAX];
+	char frame[4 + REPLY_HEAD + REASON_MAX];
 	uint32_t len, n;
 
 	n = (uint32_t)strnlen(text, REASON_MAX);
-	len = 1 + 4 + 4 + n;
+	len = REPLY_HEAD + n;
 	memcpy(frame, &len, 4);
 	frame[4] = type;
 	memcpy(frame + 5, &value, 4);
-	memcpy(frame + 9, &n, 4);
-	memcpy(frame + 13, text, n);
+	memcpy(frame + 9, &seq, 4);
+	memcpy(frame + 13, &n, 4);
+	memcpy(frame + 17, text, n);
 	return write_all(fd, frame, 4 + len);
 }
 
@@ -210,7 +216,7 @@ static void worker_serve(int fd, struct warden_loaded *lp)
 	char *frame, err[REASON_MAX];
 	const char *p, *end;
 	struct warden_request req;
-	uint32_t len;
+	uint32_t len, seq;
 	int rc, decision, i, ok;
 
 	for (;;) {
@@ -218,11 +224,13 @@ static void worker_serve(int fd, struct warden_loaded *lp)
 		if (rc <= 0 || len < 1 || len > WARDEN_WORKER_FRAME_MAX)
 			return;
 		frame = malloc(len);
-		if (frame == NULL || read_all(fd, frame, len) != 1 || frame[0] != 'R') {
+		if (frame == NULL || len < 5 || read_all(fd, frame, len) != 1 ||
+		    frame[0] != 'R') {
 			free(frame);
 			return;
 		}
-		p = frame + 1;
+		memcpy(&seq, frame + 1, 4);
+		p = frame + 5;
 		end = frame + len;
 		ok = 1;
 		for (i = 0; i < N_FIELDS; i++) {
@@ -250,7 +258,7 @@ static void worker_serve(int fd, struct warden_loaded *lp)
 		err[sizeof(err) - 1] = '\0';
 		for (i = 0; i < N_FIELDS; i++)
 			free(f[i]);
-		if (send_reply(fd, 'D', decision, err) < 0)
+		if (send_reply(fd, 'D', decision, seq, err) < 0)
 			return;
 	}
 }
@@ -285,10 +293,10 @@ worker_main(int fd, pid_t host, const struct warden_config *cfg,
 		_exit(0);
 
 	if (warden_loader_load(cfg, pl, 1, &lp) < 0) {
-		send_reply(fd, 'H', lp.status, lp.reason);
+		send_reply(fd, 'H', lp.status, 0, lp.reason);
 		_exit(0);
 	}
-	if (send_reply(fd, 'H', WARDEN_LOAD_LOADED, "") == 0)
+	if (send_reply(fd, 'H', WARDEN_LOAD_LOADED, 0, "") == 0)
 		worker_serve(fd, &lp);
 	warden_loader_unload(&lp);
 	_exit(0);
@@ -426,16 +434,19 @@ static int recv_exact(struct warden_worker *wk, void *dst, size_t len,
 
 /*
  * Receives one hello or decision frame and checks it: the expected type,
- * a length within bounds that matches its content exactly, a reason of
- * printable text.  Returns 0 with *value and reason filled, -1 for EOF or
- * garbage (reason says which), or a wait result.
+ * the sequence number of the request it answers, a length within bounds
+ * that matches its content exactly, a reason of printable text, and
+ * nothing after it (a worker speaks only when asked).  Returns 0 with
+ * *value and reason filled, -1 for EOF or garbage (reason says which), or
+ * a wait result.
  */
-static int recv_reply(struct warden_worker *wk, char type,
+static int recv_reply(struct warden_worker *wk, char type, uint32_t seq,
                       const struct warden_wait *w, int32_t *value,
                       char *reason, size_t reasonlen)
 {
 	unsigned char frame[WARDEN_WORKER_REPLY_MAX];
-	uint32_t len, n, i;
+	uint32_t len, n, i, got_seq;
+	char extra;
 	int r;
 
 	r = recv_exact(wk, &len, 4, w);
@@ -445,7 +456,7 @@ static int recv_reply(struct warden_worker *wk, char type,
 			         "the connection");
 		return r;
 	}
-	if (len < 9 || len > sizeof(frame)) {
+	if (len < REPLY_HEAD || len > sizeof(frame)) {
 		snprintf(reason, reasonlen, "the answerer's worker sent garbage "
 		         "(a frame of %u bytes)", len);
 		return -1;
@@ -458,16 +469,19 @@ static int recv_reply(struct warden_worker *wk, char type,
 		return r;
 	}
 	memcpy(value, frame + 1, 4);
-	memcpy(&n, frame + 5, 4);
-	if (frame[0] != (unsigned char)type || n != len - 9 || n >= reasonlen ||
-	    n > REASON_MAX) {
+	memcpy(&got_seq, frame + 5, 4);
+	memcpy(&n, frame + 9, 4);
+	if (frame[0] != (unsigned char)type || got_seq != seq ||
+	    n != len - REPLY_HEAD || n >= reasonlen || n > REASON_MAX ||
+	    recv(wk->fd, &extra, 1, MSG_PEEK | MSG_DONTWAIT) > 0) {
 		snprintf(reason, reasonlen, "the answerer's worker sent garbage "
 		         "(a malformed frame)");
 		return -1;
 	}
 	for (i = 0; i < n; i++)
-		reason[i] = frame[9 + i] < 0x20 || frame[9 + i] == 0x7f
-		          ? '?' : (char)frame[9 + i];
+		reason[i] = frame[REPLY_HEAD + i] < 0x20 ||
+		            frame[REPLY_HEAD + i] == 0x7f
+		          ? '?' : (char)frame[REPLY_HEAD + i];
 	reason[n] = '\0';
 	return 0;
 }
@@ -500,7 +514,7 @@ static int start(struct warden_worker *wk, const struct warden_wait *w,
 	close(sv[1]);
 	wk->pid = pid;
 	wk->fd = sv[0];
-	r = recv_reply(wk, 'H', w, &status, reason, len);
+	r = recv_reply(wk, 'H', 0, w, &status, reason, len);
 	if (r > 0) {
 		stop(wk, 0, NULL, 0);
 		return wait_result(r);
@@ -554,7 +568,10 @@ int warden_worker_decide(struct warden_worker *wk,
 	f[5] = req->reason;
 	f[6] = req->requested_mode;
 	f[7] = req->cwd;
-	ok = buf_u32(&b, 0) == 0 && buf_put(&b, "R", 1) == 0;
+	/* Never 0, the hello's. */
+	wk->seq = wk->seq == UINT32_MAX ? 1 : wk->seq + 1;
+	ok = buf_u32(&b, 0) == 0 && buf_put(&b, "R", 1) == 0 &&
+	     buf_u32(&b, wk->seq) == 0;
 	for (i = 0; ok && i < N_FIELDS; i++)
 		ok = buf_str(&b, f[i]) == 0;
 	if (!ok || b.len - 4 > WARDEN_WORKER_FRAME_MAX) {
@@ -573,7 +590,7 @@ int warden_worker_decide(struct warden_worker *wk,
 	if (r < 0)
 		return fail(wk, WARDEN_WORKER_FAILED, 1, reason, reasonlen,
 		            "the answerer's worker stopped reading");
-	r = recv_reply(wk, 'D', w, &value, reason, reasonlen);
+	r = recv_reply(wk, 'D', wk->seq, w, &value, reason, reasonlen);
 	if (r > 0) {
 		stop(wk, 0, NULL, 0);
 		return wait_result(r);

@@ -15,11 +15,13 @@
  * Protocol: every frame is a 4-byte length (native order; both ends are
  * the same program) and that many bytes of payload, bounded on both sides
  * (WARDEN_WORKER_FRAME_MAX towards the worker, WARDEN_WORKER_REPLY_MAX
- * back).  Payloads: host → worker 'R' + the nine request strings, each a
- * 4-byte length and its bytes; worker → host 'H' (hello, once, after
- * open) or 'D' (decision), each + a 4-byte int + a 4-byte length and a
- * one-line reason.  A frame that breaks any rule, or arrives unasked, is
- * garbage: the worker is killed.
+ * back).  Payloads: host → worker 'R' + a 4-byte sequence number + the
+ * eight request strings, each a 4-byte length and its bytes; worker →
+ * host 'H' (hello, once, after open; sequence 0) or 'D' (decision, with
+ * the sequence of the request it answers), each + a 4-byte int + the
+ * sequence + a 4-byte length and a one-line reason.  A frame that breaks
+ * any rule, answers another request, or arrives unasked, is garbage: the
+ * worker is killed.
  */
 #ifndef WARDEN_WORKER_H
 #define WARDEN_WORKER_H

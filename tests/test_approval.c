@@ -480,6 +480,12 @@ static void test_wire_garbage_costs_one_request(void **state)
 	expect_survives("process", "zoo_decide_garbage", 0, "sent garbage");
 }
 
+static void test_frame_for_another_request_costs_one_request(void **state)
+{
+	(void)state;
+	expect_survives("process", "zoo_decide_forge", 0, "sent garbage");
+}
+
 static void test_hang_times_out_and_the_worker_is_killed(void **state)
 {
 	(void)state;
@@ -865,6 +871,7 @@ int main(void)
 		cmocka_unit_test(test_decide_abort_costs_one_request),
 		cmocka_unit_test(test_cxx_exception_costs_one_request),
 		cmocka_unit_test(test_wire_garbage_costs_one_request),
+		cmocka_unit_test(test_frame_for_another_request_costs_one_request),
 		cmocka_unit_test(test_hang_times_out_and_the_worker_is_killed),
 		BOTH(test_instance_is_opened_once_and_reused),
 		cmocka_unit_test(test_worker_killed_while_idle_is_restarted_at_no_cost),
