@@ -636,13 +636,12 @@ static int spawn_and_classify(struct run_ctx *c, struct run_report *rep,
 		rep->signal = WTERMSIG(c->sr->wait_status);
 
 	why[0] = '\0';
-	if (cf != NULL)
+	memset(&facts, 0, sizeof(facts));
+	if (cf != NULL) {
 		warden_evidence_parse(cf->evidence, c->sr->evidence, c->sr->evidence_len,
 		                      c->sr->wait_status, &exec, why, sizeof(why));
-	if (cf != NULL)
 		facts = warden_confined_facts(cf);
-	else
-		memset(&facts, 0, sizeof(facts));
+	}
 	run.wait_status = c->sr->wait_status;
 	run.stderr_tail = c->sr->tail;
 	run.stderr_len = c->sr->tail_len;
