@@ -71,7 +71,7 @@ static void print_help(FILE *f)
 
 void warden_cli_json_init(void)
 {
-	warden_json_init();
+	warden_json_init_exiting();
 }
 
 int warden_cli_json_failed(void)

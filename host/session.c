@@ -1162,6 +1162,40 @@ static int start_txn(struct warden_session *s, const struct warden_knobs *now,
 	return r;
 }
 
+/* Gives the first name to fd, an unnamed file (O_TMPFILE) holding the
+ * whole first line: the session appears complete or not at all. */
+static int link_tmpfile(int fd, int dirfd, const char *name)
+{
+	char proc[64];
+
+	if (linkat(fd, "", dirfd, name, AT_EMPTY_PATH) == 0)
+		return 0;
+	if (errno == EEXIST)
+		return -1;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	return linkat(AT_FDCWD, proc, dirfd, name, AT_SYMLINK_FOLLOW);
+}
+
+static int set_id(struct warden_session *s, const struct warden_config *cfg,
+                  const char *id)
+{
+	char *path;
+
+	if (asprintf(&path, "%s/%s" LOG_SUFFIX, cfg->state_dir, id) < 0)
+		return -1;
+	free(s->path);
+	s->path = path;
+	snprintf(s->id, sizeof(s->id), "%s", id);
+	return 0;
+}
+
+/*
+ * The first line is written into an unnamed file, made durable, and only
+ * then linked under a fresh id, so that a creation cut short anywhere (an
+ * error, no memory, a kill) leaves no session behind, not even an empty
+ * one.  Where the file system has no O_TMPFILE, the log is created under
+ * its name (O_EXCL) and removed again on an error.
+ */
 int warden_session_create(const struct warden_config *cfg, const char *cwd,
                           char **id_out, struct warden_error *err)
 {
@@ -1170,7 +1204,7 @@ int warden_session_create(const struct warden_config *cfg, const char *cwd,
 	struct warden_session *s = NULL;
 	struct stat st;
 	off_t good_end = 0;
-	int dirfd, fd = -1, tries, r;
+	int dirfd, fd, tries, r, named = 0;
 
 	*id_out = NULL;
 	if (realpath(cwd ? cwd : ".", dir) == NULL)
@@ -1182,33 +1216,43 @@ int warden_session_create(const struct warden_config *cfg, const char *cwd,
 	dirfd = state_dir_open(cfg, 1, err);
 	if (dirfd < 0)
 		return dirfd;
-	for (tries = 0; tries < 16 && fd < 0; tries++) {
-		if ((r = new_id(id, err)) < 0) {
-			close(dirfd);
-			return r;
+	if ((r = new_id(id, err)) < 0) {
+		close(dirfd);
+		return r;
+	}
+	snprintf(name, sizeof(name), "%s" LOG_SUFFIX, id);
+	if ((s = session_new(cfg, id)) == NULL) {
+		close(dirfd);
+		return warden_error_set(err, WARDEN_EOS, "out of memory");
+	}
+	fd = openat(dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	for (tries = 0; fd < 0 && tries < 16; tries++) {
+		/* No O_TMPFILE here: create the log under its name. */
+		if (tries > 0) {
+			if ((r = new_id(id, err)) < 0)
+				goto fail;
+			snprintf(name, sizeof(name), "%s" LOG_SUFFIX, id);
+			if (set_id(s, cfg, id) < 0) {
+				r = warden_error_set(err, WARDEN_EOS, "out of memory");
+				goto fail;
+			}
 		}
-		snprintf(name, sizeof(name), "%s" LOG_SUFFIX, id);
 		fd = openat(dirfd, name, O_RDWR | O_APPEND | O_CREAT | O_EXCL |
 		            O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (fd < 0 && errno != EEXIST) {
+		if (fd >= 0)
+			named = 1;
+		else if (errno != EEXIST) {
 			r = warden_error_errno(err, WARDEN_EIO, errno,
 			                       "cannot create a session log in %s", cfg->state_dir);
-			close(dirfd);
-			return r;
+			goto fail;
 		}
 	}
 	if (fd < 0) {
-		close(dirfd);
-		return warden_error_set(err, WARDEN_EOS, "no fresh session id after %d tries", tries);
-	}
-	s = session_new(cfg, id);
-	if (s == NULL) {
-		r = warden_error_set(err, WARDEN_EOS, "out of memory");
-		close(fd);
+		r = warden_error_set(err, WARDEN_EOS, "no fresh session id after %d tries", tries);
 		goto fail;
 	}
 	s->fd = fd;
-	if ((r = lock_fd(fd, LOCK_EX)) < 0) {
+	if (named && (r = lock_fd(fd, LOCK_EX)) < 0) {
 		r = warden_error_errno(err, WARDEN_EIO, -r, "cannot lock %s", s->path);
 		goto fail;
 	}
@@ -1217,6 +1261,25 @@ int warden_session_create(const struct warden_config *cfg, const char *cwd,
 	s->in_txn = 0;
 	if (r == 0)
 		r = commit(s, good_end, err);
+	/* Unnamed, the line is made durable before the name exists. */
+	if (r == 0 && !named && s->durability != WARDEN_DURABILITY_NONE && fsync(fd) < 0)
+		r = warden_error_errno(err, WARDEN_EIO, errno, "cannot fsync %s", s->path);
+	for (tries = 0; r == 0 && !named; tries++) {
+		if (link_tmpfile(fd, dirfd, name) == 0)
+			break;
+		if (errno != EEXIST || tries >= 16) {
+			r = warden_error_errno(err, WARDEN_EIO, errno,
+			                       "cannot name the session log %s", s->path);
+			break;
+		}
+		if ((r = new_id(id, err)) < 0)
+			break;
+		snprintf(name, sizeof(name), "%s" LOG_SUFFIX, id);
+		if (set_id(s, cfg, id) < 0)
+			r = warden_error_set(err, WARDEN_EOS, "out of memory");
+	}
+	if (r == 0 && !named)
+		named = 2; /* linked: remove it again if what follows fails */
 	/* The new name must survive a crash as well as the line. */
 	if (r == 0 && s->durability != WARDEN_DURABILITY_NONE && fsync(dirfd) < 0)
 		r = warden_error_errno(err, WARDEN_EIO, errno, "cannot fsync %s", cfg->state_dir);
@@ -1231,7 +1294,8 @@ int warden_session_create(const struct warden_config *cfg, const char *cwd,
 	close(dirfd);
 	return 0;
 fail:
-	unlinkat(dirfd, name, 0);
+	if (named)
+		unlinkat(dirfd, name, 0);
 	warden_session_close(s);
 	close(dirfd);
 	return r;

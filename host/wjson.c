@@ -2,12 +2,15 @@
 #include "config.h"
 
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
+#include "error.h"
 #include "wjson.h"
 
 static unsigned long failures;
+static int installed;
 
 static void *counting_malloc(size_t n)
 {
@@ -18,9 +21,34 @@ static void *counting_malloc(size_t n)
 	return p;
 }
 
+/* jansson 2.14 can crash on a failed allocation inside its parser, so a
+ * process that cannot afford that ends here, cleanly: nothing half done
+ * was written (every append is one write(2) of a line built in full). */
+static void *exiting_malloc(size_t n)
+{
+	static const char msg[] = "warden: out of memory\n";
+	void *p = malloc(n);
+
+	if (p == NULL) {
+		__atomic_add_fetch(&failures, 1, __ATOMIC_RELAXED);
+		if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0) {
+			/* nothing more to say */
+		}
+		_exit(WARDEN_EOS);
+	}
+	return p;
+}
+
 void warden_json_init(void)
 {
-	json_set_alloc_funcs(counting_malloc, free);
+	if (!__atomic_exchange_n(&installed, 1, __ATOMIC_ACQ_REL))
+		json_set_alloc_funcs(counting_malloc, free);
+}
+
+void warden_json_init_exiting(void)
+{
+	__atomic_store_n(&installed, 1, __ATOMIC_RELEASE);
+	json_set_alloc_funcs(exiting_malloc, free);
 }
 
 unsigned long warden_json_failures(void)

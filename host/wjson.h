@@ -11,9 +11,16 @@
 #ifndef WARDEN_WJSON_H
 #define WARDEN_WJSON_H
 
-/* Installs the counting allocator (idempotent; safe at any time: it
- * allocates with malloc and frees with free, like jansson's default). */
+/* Installs the counting allocator unless an allocator of this file is
+ * installed already (idempotent; safe at any time: it allocates with
+ * malloc and frees with free, like jansson's default). */
 void warden_json_init(void);
+
+/* For the command line: a failed jansson allocation ends the process
+ * with "warden: out of memory" and status 71 (WARDEN_EOS) at once, before
+ * jansson can misbehave on it (2.14 may crash in its parser).  Installed
+ * before anything uses jansson; warden_json_init() then keeps it. */
+void warden_json_init_exiting(void);
 
 /* The number of jansson allocations that failed in this process. */
 unsigned long warden_json_failures(void);
