@@ -773,7 +773,7 @@ static int run_flow(struct run_ctx *c, struct run_report *rep,
 				snprintf(who, sizeof(who), "%s", ares.reason[0] ? ares.reason
 				                                                : "no answerer decided");
 			snprintf(rep->reason, sizeof(rep->reason),
-			         "escalation to %s was not granted: the approval outcome is %s (%.400s)",
+			         "escalation to %s was not granted: the approval outcome is %s: %.400s",
 			         warden_mode_name(c->o->escalate),
 			         warden_outcome_name(ares.outcome), who);
 			return 0;

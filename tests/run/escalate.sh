@@ -95,7 +95,7 @@ for c in reject cancel none; do
 	esac
 	expect "$c: refused" 77 class=None started=False refused=escalation
 	[ "$(cat "$T/outside/file")" = original ] && ok "$c: nothing ran" || fail "$c: the command ran"
-	err_has "$c: names the outcome" "^warden: run: escalation to danger-full-access was not granted: the approval outcome is $outcome .*; nothing was run$"
+	err_has "$c: names the outcome" "^warden: run: escalation to danger-full-access was not granted: the approval outcome is $outcome: .*; nothing was run$"
 	[ "$(events $c approval/decided | "$PY" -c 'import json,sys; print(json.load(sys.stdin)["outcome"])')" = $outcome ] &&
 		ok "$c: approval/decided says $outcome" || fail "$c: approval/decided"
 done

@@ -83,7 +83,7 @@ for m in workspace-write danger-full-access; do
 	wr cfg run --json --escalate $m --justification 'needs to write the build dir' -c "touch '$T/outside/esc'"
 	expect "--escalate $m without an answer" 77 class=None started=False refused=escalation
 	[ ! -e "$T/outside/esc" ] && ok "nothing ran" || fail "the escalated command ran"
-	err_has "names the outcome" "^warden: run: escalation to $m was not granted: the approval outcome is unavailable \(no answerer is configured\); nothing was run$"
+	err_has "names the outcome" "^warden: run: escalation to $m was not granted: the approval outcome is unavailable: no answerer is configured; nothing was run$"
 done
 wr cfg run --escalate read-only --justification x -c true
 expect "escalating to read-only is a usage error" 64
