@@ -505,6 +505,7 @@ static void on_withdraw(int sig)
 struct withdrawal {
 	int pipe[2];
 	struct sigaction old_int, old_term;
+	sigset_t old_mask;
 };
 
 static int withdrawal_arm(struct withdrawal *wd)
@@ -519,6 +520,11 @@ static int withdrawal_arm(struct withdrawal *wd)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &wd->old_int);
 	sigaction(SIGTERM, &sa, &wd->old_term);
+	/* A caller that blocks them still gets withdrawn. */
+	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, SIGINT);
+	sigaddset(&sa.sa_mask, SIGTERM);
+	pthread_sigmask(SIG_UNBLOCK, &sa.sa_mask, &wd->old_mask);
 	return 0;
 }
 
@@ -527,6 +533,7 @@ static int withdrawal_disarm(struct withdrawal *wd)
 {
 	unsigned char c = 0;
 
+	pthread_sigmask(SIG_SETMASK, &wd->old_mask, NULL);
 	sigaction(SIGINT, &wd->old_int, NULL);
 	sigaction(SIGTERM, &wd->old_term, NULL);
 	withdraw_fd = -1;

@@ -652,8 +652,9 @@ static void test_sigint_while_waiting_cancels_at_once(void **state)
 		_exit(0);
 	}
 	t0 = warden_now_ms();
-	/* Without the service's handler, this SIGINT would end the test. */
-	assert_int_equal(ask(&f, "bash", &res), WARDEN_OUTCOME_CANCELLED);
+	/* Without the service's handler, this SIGINT would end the test; the
+	 * deadline only bounds the test: the signal must come first. */
+	assert_int_equal(ask_full(&f, "bash", 10000, &res), WARDEN_OUTCOME_CANCELLED);
 	assert_true(warden_now_ms() - t0 < 3000);
 	assert_int_equal(res.signal, SIGINT);
 	assert_string_equal(res.answerer, "");
@@ -661,6 +662,40 @@ static void test_sigint_while_waiting_cancels_at_once(void **state)
 	/* The caller's disposition is back. */
 	assert_int_equal(sigaction(SIGINT, NULL, &after), 0);
 	assert_true(after.sa_handler == SIG_DFL);
+	fx_close(&f);
+}
+
+static void test_sigterm_withdraws_even_when_the_caller_blocks_it(void **state)
+{
+	struct warden_approval_result res;
+	struct fx f;
+	sigset_t term, old, after;
+	pid_t kid, host = getpid();
+	int status;
+
+	(void)state;
+	fx_open(&f, "ask", "process",
+	        "[answerer broken]\nplugin = zoo_decide_hang\n");
+	sigemptyset(&term);
+	sigaddset(&term, SIGTERM);
+	assert_int_equal(sigprocmask(SIG_BLOCK, &term, &old), 0);
+	kid = fork();
+	assert_true(kid >= 0);
+	if (kid == 0) {
+		usleep(300000);
+		kill(host, SIGTERM);
+		_exit(0);
+	}
+	/* The deadline only bounds the test: the signal must come first. */
+	assert_int_equal(ask_full(&f, "bash", 5000, &res), WARDEN_OUTCOME_CANCELLED);
+	assert_int_equal(res.signal, SIGTERM);
+	assert_int_equal(waitpid(kid, &status, 0), kid);
+	/* The caller's mask is back, and the signal was consumed. */
+	assert_int_equal(sigprocmask(SIG_SETMASK, NULL, &after), 0);
+	assert_true(sigismember(&after, SIGTERM));
+	assert_int_equal(sigpending(&after), 0);
+	assert_false(sigismember(&after, SIGTERM));
+	assert_int_equal(sigprocmask(SIG_SETMASK, &old, NULL), 0);
 	fx_close(&f);
 }
 
@@ -878,6 +913,7 @@ int main(void)
 		BOTH(test_own_timeout_answers_before_the_hosts),
 		BOTH(test_caller_deadline_cancels_at_once),
 		BOTH(test_sigint_while_waiting_cancels_at_once),
+		cmocka_unit_test(test_sigterm_withdraws_even_when_the_caller_blocks_it),
 		cmocka_unit_test(test_every_request_has_a_matching_asked_decided_pair),
 		cmocka_unit_test(test_asked_append_failure_refuses_without_asking),
 		cmocka_unit_test(test_decided_append_failure_returns_no_decision),
