@@ -131,9 +131,16 @@ static void converse(struct session *s)
 
 	assert_int_equal(openpty(&master, &slave, NULL, NULL, NULL), 0);
 	assert_int_equal(tcgetattr(slave, &s->before), 0);
-	if (s->typeahead != NULL)
+	if (s->typeahead != NULL) {
+		struct pollfd pfd = { .fd = slave, .events = POLLIN };
+
 		assert_int_equal(write(master, s->typeahead, strlen(s->typeahead)),
 		                 (ssize_t)strlen(s->typeahead));
+		/* The pty hands input to the line discipline asynchronously:
+		 * wait until the slave has it, so it is truly typed before the
+		 * prompt (else it could land after the flush, and answer). */
+		assert_int_equal(poll(&pfd, 1, 5000), 1);
+	}
 	assert_int_equal(pipe(ready), 0);
 	t0 = now_ms();
 	pid = fork();
