@@ -148,4 +148,31 @@ HOME="$dir/home" "$WARDEN" confine --mode workspace-write --root "$dir/home/proj
 	fail "workspace-write refused a project below home"
 unset WARDEN_CONFIG
 
+# --- invalid UTF-8 in subjects and argv ----------------------------------
+# The bytes reach the answerer and the command exactly; the log and the
+# JSON output stay valid UTF-8 (each invalid byte shows as '?'), and the
+# log still replays.  (A NUL cannot be passed: argv strings end at it.)
+printf '[warden]\nstate_dir = %s/state/warden/sessions\n[answerer r]\nplugin = %s/plugins/rules/.libs/rules.so\nallow = bash:ls *\n[backend bwrap]\nplugin = %s/plugins/bwrap/.libs/bwrap.so\nlauncher = %s/plugins/bwrap/warden-bwrap-exec\n' \
+	"$dir" "$top_builddir" "$top_builddir" "$top_builddir" >"$dir/u.ini"
+chmod 644 "$dir/u.ini"
+"$WARDEN" --config "$dir/u.ini" --session "$id" mode set workspace-write >/dev/null
+bad=$(printf 'ls \377\376')
+st=0; "$WARDEN" --config "$dir/u.ini" --session "$id" approve --tool bash --subject "$bad" --json >"$dir/out" 2>"$dir/err" || st=$?
+[ "$st" -eq 0 ] || { cat "$dir/err" >&2; fail "approve with a non-UTF-8 subject: exit $st"; }
+$PY -c 'import json,sys; json.load(open(sys.argv[1]))' "$dir/out" || fail "approve --json output is not valid JSON"
+bad=$(printf 'x\377y')
+st=0; "$WARDEN" --config "$dir/u.ini" --session "$id" run --json -- /bin/echo "$bad" >"$dir/out" 2>"$dir/err" || st=$?
+[ "$st" -eq 0 ] || { cat "$dir/err" >&2; fail "run with a non-UTF-8 argument: exit $st"; }
+[ "$(head -n 1 "$dir/out")" = "$bad" ] || fail "the command did not get its argument byte for byte"
+tail -n 1 "$dir/out" | $PY -c 'import json,sys; json.loads(sys.stdin.read())' || fail "run --json output is not valid JSON"
+"$WARDEN" session show "$id" --json >"$dir/out" || fail "the log does not replay after non-UTF-8 input"
+$PY - "$dir/out" <<'PY' || fail "the audit and run events are not as expected"
+import json, sys
+ev = json.load(open(sys.argv[1]))["events"]
+asked = [e for e in ev if e["type"] == "approval/asked"][-1]
+run = [e for e in ev if e["type"] == "sandbox/run"][-1]
+assert asked["subject"] == "ls ??", asked
+assert run["argv"] == ["/bin/echo", "x?y"], run
+PY
+
 echo "ok: hostile input refused, nothing changed"
