@@ -99,6 +99,16 @@ else
 	bad "warden confine is not built"
 fi
 
+if has approve; then
+	# The answerer template decides a request through the installed warden.
+	sid=$(W session new --cwd "$work/ws" | tail -n 1)
+	st=0; W --session "$sid" approve --tool grep --subject 'grep -r x .' >/dev/null 2>&1 || st=$?
+	[ "$st" -eq 0 ] || bad "the answerer template did not allow its tool (exit $st)"
+	st=0; W --session "$sid" approve --tool write --subject f >/dev/null 2>&1 || st=$?
+	[ "$st" -eq 3 ] || bad "the answerer template did not delegate another tool to the end of the chain (exit $st, not 3)"
+	ok "warden approve: the answerer template allowed its tool and delegated the rest"
+fi
+
 # --- 4. the README's answerer, copied from the README as a newcomer would
 readme=$top_srcdir/README.md
 awk '/^```c$/ { on = 1; next } on && /^```$/ { exit } on { print }' "$readme" >"$work/no_rm.c"
@@ -134,7 +144,7 @@ if has approve; then
 	[ "$st" -eq 3 ] || bad "the README's answerer: ls delegated to the end of the chain gave exit $st, not 3 (unavailable)"
 	ok "warden approve: the README's answerer rejects rm -rf and delegates the rest"
 else
-	echo "NOTE: warden approve is not built yet: the README answerer is only loaded"
+	bad "warden approve is not built"
 fi
 
 exit "$fail"
