@@ -667,6 +667,40 @@ bad:
 	return oom == LP_OOM ? oom_error(err, s) : damage(err, s, where, why);
 }
 
+/*
+ * The file is as this handle left it right after its own last check or
+ * write: writers only ever grow it past what they saw, or cut it back to
+ * that, and any write moves mtime and ctime, so nothing changed.
+ */
+static int unchanged(const struct warden_session *s, const struct stat *st)
+{
+	return s->seen_valid && st->st_size == s->seen.st_size &&
+	       st->st_mtim.tv_sec == s->seen.st_mtim.tv_sec &&
+	       st->st_mtim.tv_nsec == s->seen.st_mtim.tv_nsec &&
+	       st->st_ctim.tv_sec == s->seen.st_ctim.tv_sec &&
+	       st->st_ctim.tv_nsec == s->seen.st_ctim.tv_nsec;
+}
+
+/*
+ * Under LOCK_EX: the last line to build on.  When the file is unchanged
+ * since this handle's last check or write, the cached seq and knobs
+ * stand; otherwise the last line is read and checked, and a torn tail
+ * cut off.
+ */
+static int tail_fresh(struct warden_session *s, off_t *good_end,
+                      struct warden_error *err)
+{
+	struct stat st;
+
+	if (fstat(s->fd, &st) < 0)
+		return warden_error_errno(err, WARDEN_EIO, errno, "cannot stat %s", s->path);
+	if (unchanged(s, &st)) {
+		*good_end = st.st_size;
+		return 0;
+	}
+	return tail_check(s, 1, 1, good_end, err);
+}
+
 int warden_session_refresh(struct warden_session *s, struct warden_error *err)
 {
 	struct stat st;
@@ -678,7 +712,9 @@ int warden_session_refresh(struct warden_session *s, struct warden_error *err)
 	r = fstat(s->fd, &st) < 0 ? warden_error_errno(err, WARDEN_EIO, errno, "cannot stat %s", s->path) : 0;
 	if (r == 0 && s->cwd == NULL)
 		r = head_check(s, st.st_size, err);
-	if (r == 0)
+	/* Unchanged since this handle checked or wrote it: every line of the
+	 * window was checked or written by this handle, the knobs stand. */
+	if (r == 0 && !unchanged(s, &st))
 		r = tail_check(s, 0, WARDEN_SESSION_TAIL_CHECK, &good_end, err);
 	lock_fd(s->fd, LOCK_UN);
 	return r;
@@ -960,23 +996,6 @@ static int commit(struct warden_session *s, off_t good_end,
  * back to it), the cached seq and knobs stand; otherwise the last line is
  * read and checked, and a torn tail cut off.
  */
-static int tail_fresh(struct warden_session *s, off_t *good_end,
-                      struct warden_error *err)
-{
-	struct stat st;
-
-	if (fstat(s->fd, &st) < 0)
-		return warden_error_errno(err, WARDEN_EIO, errno, "cannot stat %s", s->path);
-	if (s->seen_valid && st.st_size == s->seen.st_size &&
-	    st.st_mtim.tv_sec == s->seen.st_mtim.tv_sec &&
-	    st.st_mtim.tv_nsec == s->seen.st_mtim.tv_nsec &&
-	    st.st_ctim.tv_sec == s->seen.st_ctim.tv_sec &&
-	    st.st_ctim.tv_nsec == s->seen.st_ctim.tv_nsec) {
-		*good_end = st.st_size;
-		return 0;
-	}
-	return tail_check(s, 1, 1, good_end, err);
-}
 
 int warden_session_transaction(struct warden_session *s,
                                warden_session_txn_fn fn, void *ud,

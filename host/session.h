@@ -45,7 +45,11 @@
  *   resolution (bounded: the same work whatever the log's length):
  *     - the first line: must be seq 1, session/start, with an absolute cwd;
  *     - the last WARDEN_SESSION_TAIL_CHECK complete lines, each fully and
- *       against each other (seq steps, knob fold).
+ *       against each other (seq steps, knob fold); a refresh skips this
+ *       when the file's size, mtime and ctime are what this handle saw
+ *       right after its own last check or write (as an append does,
+ *       below): every line in the window was then checked or written by
+ *       this handle, and its seq and knobs stand.
  *   every append (under LOCK_EX):
  *     - the last complete line, the one the new line builds on; skipped
  *       when the file's size, mtime and ctime are what this handle saw

@@ -923,6 +923,34 @@ static void test_append_refuses_to_build_on_a_damaged_last_line(void **state)
 	free(id);
 }
 
+/* A refresh may trust what this handle itself checked or wrote, never what
+ * another writer changed since: the other handle's append moves the
+ * knobs, and damage written after this handle's own append is found. */
+static void test_refresh_after_its_own_append_sees_other_writers(void **state)
+{
+	struct sfix *f = *state;
+	char *id = session_with_events(f, 3), *text;
+	struct warden_session *a = open_ok(f, id), *b = open_ok(f, id);
+	struct warden_error err;
+
+	append_run(a, 1);
+	assert_int_equal(warden_session_refresh(a, &err), 0);
+	assert_int_equal(warden_session_set_mode(b, WARDEN_SANDBOX_READ_ONLY, NULL, &err), 0);
+	assert_int_equal(warden_session_refresh(a, &err), 0);
+	assert_int_equal(warden_session_knobs(a)->mode, WARDEN_SANDBOX_READ_ONLY);
+	assert_int_equal(warden_session_last_seq(a), warden_session_last_seq(b));
+
+	append_run(a, 2);
+	assert_int_equal(warden_session_refresh(a, &err), 0);
+	text = line_with(sfix_log_path(f, id), 4, "knobs", "{\"mode\":\"nope\"}");
+	rewrite_line(sfix_log_path(f, id), 4, text);
+	free(text);
+	assert_int_equal(warden_session_refresh(a, &err), -WARDEN_EDATA);
+	warden_session_close(a);
+	warden_session_close(b);
+	free(id);
+}
+
 struct count { uint64_t lines; uint64_t last; };
 
 static int count_event(uint64_t line_no, json_t *event, void *ud)
@@ -982,6 +1010,7 @@ int main(void)
 		T(test_a_torn_line_before_the_end_is_damage),
 		T(test_a_first_line_that_is_not_session_start_is_damage),
 		T(test_append_refuses_to_build_on_a_damaged_last_line),
+		T(test_refresh_after_its_own_append_sees_other_writers),
 		T(test_replay_visits_every_event_in_order),
 #undef T
 	};
