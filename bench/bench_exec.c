@@ -22,6 +22,7 @@ int main(int argc, char **argv)
 {
 	struct bench_series s = { 0 };
 	long n, peak = 0;
+	double med;
 
 	if (argc < 3 || (n = strtol(argv[1], NULL, 10)) <= 0) {
 		fprintf(stderr, "usage: bench_exec N ARGV...\n");
@@ -58,6 +59,8 @@ int main(int argc, char **argv)
 		}
 		bench_add(&s, (bench_now() - t0) / n * 1e6);
 	}
-	printf("%.1f\t%.1f\t%.1f\t%ld\n", bench_median(&s), s.v[0], s.v[s.n - 1], peak);
+	/* bench_median() sorts: take it before reading min and max. */
+	med = bench_median(&s);
+	printf("%.1f\t%.1f\t%.1f\t%ld\n", med, s.v[0], s.v[s.n - 1], peak);
 	return 0;
 }

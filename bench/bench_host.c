@@ -18,12 +18,27 @@
  *                        of one shipped plugin
  *   confine              warden_sandbox_confine() after the probe is
  *                        cached; baseline: one stat(2) of the root
+ *   approval-inproc-8    one warden_approval_ask() through 8 inproc
+ *                        `rules` answerers (7 delegate, the 8th allows),
+ *                        both audit appends, durability none; baseline:
+ *                        the same 8 fnmatch(3) decisions through function
+ *                        pointers plus two O_APPEND write(2)s of a line
+ *                        of the same size
+ *   approval-inproc-1    the same with one inproc answerer that allows
+ *                        (the fixed cost of a request: id, refresh,
+ *                        audit); baseline: 1 fnmatch + the two writes
+ *   approval-process-1   one ask through one `rules` answerer in its
+ *                        worker process (started by a first request, then
+ *                        reused); baseline: a request-sized round trip
+ *                        over a socketpair to a forked echo process plus
+ *                        the two writes
  *
  * Each line of output: name, median, min, max, unit, baseline median,
  * ratio, target.  Nothing here asserts a time: `make bench` reports.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <fnmatch.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -32,11 +47,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "approval.h"
 #include "loader.h"
 #include "policy.h"
 #include "sandbox.h"
@@ -366,13 +383,183 @@ static void bench_confine(void)
 	warden_config_free(cfg);
 }
 
+/* ------------------------------------------------------------- approval */
+
+/* A config of n `rules` answerers, all with `isolation`: the first n - 1
+ * match nothing (delegate), the last allows bash. */
+static struct warden_config *approval_config(int n, const char *isolation)
+{
+	char text[16 * PATH_MAX];
+	size_t len;
+
+	len = (size_t)snprintf(text, sizeof(text),
+	                       "[warden]\nstate_dir = %s/state\ndurability = none\n"
+	                       "approval_policy = ask\n", scratch);
+	for (int i = 1; i <= n && len < sizeof(text); i++)
+		len += (size_t)snprintf(text + len, sizeof(text) - len,
+		                        "[answerer r%d]\nplugin = %s/plugins/rules/.libs/rules.so\n"
+		                        "isolation = %s\ntimeout_ms = 5000\n%s\n",
+		                        i, top, isolation,
+		                        i < n ? "deny = nosuchtool:*" : "allow = bash:*");
+	if (len >= sizeof(text))
+		die("approval config too long");
+	return config_text(text);
+}
+
+/* The baseline's answerers: what a rules answerer decides, nothing else. */
+static int bare_delegate(const char *tool, const char *subject)
+{
+	return fnmatch("nosuchtool", tool, 0) == 0 && fnmatch("*", subject, 0) == 0;
+}
+
+static int bare_allow(const char *tool, const char *subject)
+{
+	return fnmatch("bash", tool, 0) == 0 && fnmatch("*", subject, 0) == 0;
+}
+
+/* Two O_APPEND writes of an audit-sized line: the appends' bare cost. */
+static void bare_appends(int fd)
+{
+	static char line[260];
+
+	if (line[0] == '\0') {
+		memset(line, 'x', sizeof(line));
+		line[sizeof(line) - 1] = '\n';
+	}
+	for (int i = 0; i < 2; i++)
+		if (write(fd, line, sizeof(line)) != (ssize_t)sizeof(line))
+			die("bare append: %s", strerror(errno));
+}
+
+static double bare_chain(int n, int fd, int iters)
+{
+	int (*volatile chain[8])(const char *, const char *);
+	volatile int allowed = 0;
+	double t0;
+
+	for (int i = 0; i < n; i++)
+		chain[i] = i < n - 1 ? bare_delegate : bare_allow;
+	t0 = bench_now();
+	for (int k = 0; k < iters; k++) {
+		for (int i = 0; i < n; i++)
+			if (chain[i]("bash", "git status"))
+				break;
+		allowed++;
+		bare_appends(fd);
+	}
+	return (bench_now() - t0) / iters * 1e6;
+}
+
+/* The socketpair round trip: a 512-byte request, a 64-byte reply. */
+static double bare_roundtrip(int fd, int iters)
+{
+	char req[512], rep[64];
+	int sv[2];
+	pid_t pid;
+	double t0, us;
+	int st;
+
+	memset(req, 'r', sizeof(req));
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+		die("socketpair: %s", strerror(errno));
+	if ((pid = fork()) < 0)
+		die("fork: %s", strerror(errno));
+	if (pid == 0) {
+		close(sv[0]);
+		memset(rep, 'a', sizeof(rep));
+		while (read(sv[1], req, sizeof(req)) > 0)
+			if (write(sv[1], rep, sizeof(rep)) != (ssize_t)sizeof(rep))
+				_exit(1);
+		_exit(0);
+	}
+	close(sv[1]);
+	t0 = bench_now();
+	for (int k = 0; k < iters; k++) {
+		size_t got = 0;
+
+		if (write(sv[0], req, sizeof(req)) != (ssize_t)sizeof(req))
+			die("roundtrip write: %s", strerror(errno));
+		while (got < sizeof(rep)) {
+			ssize_t r = read(sv[0], rep + got, sizeof(rep) - got);
+
+			if (r <= 0)
+				die("roundtrip read: %s", r < 0 ? strerror(errno) : "EOF");
+			got += (size_t)r;
+		}
+		bare_appends(fd);
+	}
+	us = (bench_now() - t0) / iters * 1e6;
+	close(sv[0]);
+	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		die("roundtrip echo process failed");
+	return us;
+}
+
+static void bench_approval_case(const char *label, int n, const char *isolation,
+                                int iters)
+{
+	struct warden_config *cfg = approval_config(n, isolation);
+	struct warden_approval *a;
+	struct warden_session *s;
+	struct warden_error err = { 0 };
+	struct bench_series fig = { 0 }, base = { 0 };
+	struct warden_approval_request req = { .tool = "bash", .subject = "git status" };
+	struct warden_approval_result res;
+	char bare_path[PATH_MAX + 32], *id;
+	int fd;
+
+	if (warden_session_create(cfg, scratch, &id, &err) != 0)
+		die("session create: %s", err.msg);
+	if (warden_session_open(cfg, id, &s, &err) != 0)
+		die("session open: %s", err.msg);
+	if (warden_approval_new(cfg, &a, &err) != 0)
+		die("approval: %s", err.msg);
+	snprintf(bare_path, sizeof(bare_path), "%s/bare-approval.log", scratch);
+	if ((fd = open(bare_path, O_WRONLY | O_APPEND | O_CREAT | O_TRUNC | O_CLOEXEC,
+	               0600)) < 0)
+		die("%s: %s", bare_path, strerror(errno));
+	/* The first request loads the plugins (and starts the worker). */
+	for (int k = 0; k < 3; k++)
+		if (warden_approval_ask(a, s, &req, &res, &err) != 0 ||
+		    res.outcome != WARDEN_OUTCOME_ALLOWED_ONCE)
+			die("%s: approval did not allow (%s%s)", label, err.msg, res.reason);
+	for (int r = 0; r < BENCH_REPEAT; r++) {
+		double t0;
+
+		bench_add(&base, strcmp(isolation, "process") == 0
+		                 ? bare_roundtrip(fd, iters) : bare_chain(n, fd, iters));
+		t0 = bench_now();
+		for (int k = 0; k < iters; k++)
+			if (warden_approval_ask(a, s, &req, &res, &err) != 0 ||
+			    res.outcome != WARDEN_OUTCOME_ALLOWED_ONCE)
+				die("%s: approval did not allow (%s%s)", label, err.msg,
+				    res.reason);
+		bench_add(&fig, (bench_now() - t0) / iters * 1e6);
+	}
+	bench_report(label, &fig, "us", &base,
+	             strcmp(isolation, "process") == 0 ? "<= 50 us" :
+	             n == 8 ? "<= 10 us" : "report");
+	close(fd);
+	warden_approval_free(a);
+	warden_session_close(s);
+	free(id);
+	warden_config_free(cfg);
+}
+
+static void bench_approval(void)
+{
+	bench_approval_case("approval-inproc-8", 8, "inproc", 500);
+	bench_approval_case("approval-inproc-1", 1, "inproc", 500);
+	bench_approval_case("approval-process-1", 1, "process", 500);
+}
+
 int main(int argc, char **argv)
 {
 	const char *only = argc > 2 ? argv[2] : NULL;
 	char cmd[PATH_MAX + 16];
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: bench_host TOP_BUILDDIR [session|startup|confine]\n");
+		fprintf(stderr, "usage: bench_host TOP_BUILDDIR [session|startup|confine|approval]\n");
 		return 64;
 	}
 	top = argv[1];
@@ -389,6 +576,8 @@ int main(int argc, char **argv)
 		bench_startup();
 	if (only == NULL || strcmp(only, "confine") == 0)
 		bench_confine();
+	if (only == NULL || strcmp(only, "approval") == 0)
+		bench_approval();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", scratch);
 	return system(cmd) == 0 ? 0 : 1;
 }

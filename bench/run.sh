@@ -9,7 +9,7 @@ set -eu
 top=${1:?usage: bench/run.sh TOP_BUILDDIR}
 W="$top/warden"
 X="$top/bench/bench_exec"
-N=${BENCH_RUNS:-200}
+N=${BENCH_RUNS:-100}
 
 scratch=$(mktemp -d "$top/bench/run-XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
@@ -23,7 +23,7 @@ conf() { # conf NAME BACKEND-SECTION...
 		printf 'workspace_root = %s/ws\ndefault_mode = workspace-write\n' "$scratch"
 		for b in "$@"; do
 			case $b in
-			bwrap) printf '[backend bwrap]\nplugin = %s/plugins/bwrap/.libs/bwrap.so\n' "$top" ;;
+			bwrap) printf '[backend bwrap]\nplugin = %s/plugins/bwrap/.libs/bwrap.so\nlauncher = %s/plugins/bwrap/warden-bwrap-exec\n' "$top" "$top" ;;
 			landlock) printf '[backend landlock]\nplugin = %s/plugins/landlock/.libs/landlock.so\nrunner = %s/plugins/landlock/warden-landlock-run\n' "$top" "$top" ;;
 			esac
 		done
@@ -44,16 +44,31 @@ cb=$(conf bwrap bwrap)
 cl=$(conf landlock landlock)
 cd "$scratch/ws"
 
-# The same bwrap profile warden run uses, invoked directly.
-"$W" --config "$cb" confine --mode workspace-write -- /bin/true >"$scratch/bwrap.argv"
+# The baseline is the argv `warden confine` prints for the same config (the
+# launcher, bwrap and the workspace-write profile), spawned directly in the
+# same way and the same directory.  The backend must say `full`: a partial
+# profile would be a different, cheaper baseline.
+"$W" --config "$cb" confine --json -- /bin/true >"$scratch/bwrap.json"
+grep -q '"enforcement": "full"' "$scratch/bwrap.json" ||
+	{ echo "bench: bwrap does not confine fully here:" >&2; cat "$scratch/bwrap.json" >&2; exit 1; }
+"$W" --config "$cb" confine -- /bin/true >"$scratch/bwrap.argv"
 set --
 while IFS= read -r a; do set -- "$@" "$a"; done <"$scratch/bwrap.argv"
+[ $# -gt 1 ] || { echo "bench: warden confine printed no argv" >&2; exit 1; }
 direct=$("$X" "$N" "$@")
 bare=$("$X" "$N" /bin/true)
 wb=$("$X" "$N" "$W" --config "$cb" run -- /bin/true)
 wl=$("$X" "$N" "$W" --config "$cl" run -- /bin/true)
 row run-bwrap-vs-direct-bwrap us "<= 1.2x" "$wb" "$(echo "$direct" | cut -f1)"
 row run-landlock-vs-bare-exec us "<= 2x" "$wl" "$(echo "$bare" | cut -f1)"
+
+# Where a run's time goes: `warden confine` (start-up, config, loading the
+# backend and its probe — a real sandboxed run of the backend's own
+# binary — then the confined argv) as a whole process, per backend.
+cfb=$("$X" "$N" "$W" --config "$cb" confine -- /bin/true)
+cfl=$("$X" "$N" "$W" --config "$cl" confine -- /bin/true)
+row confine-process-bwrap us "report" "$cfb" "$(echo "$direct" | cut -f1)"
+row confine-process-landlock us "report" "$cfl" "$(echo "$bare" | cut -f1)"
 
 # Peak RSS (KiB): warden run and what it waited for, vs the command alone.
 rss() { echo "$1" | cut -f4; }
@@ -64,8 +79,8 @@ for pair in "run-bwrap-peak-rss:$wb" "run-landlock-peak-rss:$wl"; do
 		"<= 4096 KiB above the command ($((m - b)) above)"
 done
 
-# Start-up as a whole process: `warden config check` (parse + load every
-# plugin of the shipped backends) vs a bare exec.
+# Start-up as a whole process: `warden plugins` (parse, load every
+# plugin of the config and probe each backend) vs a bare exec.
 wc=$("$X" "$N" "$W" --config "$cb" plugins)
 row plugins-process us "report" "$wc" "$(echo "$bare" | cut -f1)"
 
