@@ -13,9 +13,10 @@
  *                        durability none and fsync; baseline: the same
  *                        writers doing a bare O_APPEND write(2) (+ fsync)
  *                        of a line of the same size, no lock, no JSON
- *   startup              parse the shipped config text and load + open
- *                        every shipped plugin; baseline: dlopen + dlclose
- *                        of one shipped plugin
+ *   startup              parse a config naming every plugin built here
+ *                        (bwrap, landlock, rules, tty, exec, ffi) and load
+ *                        + open each; baseline: dlopen + dlclose of one
+ *                        shipped plugin
  *   confine              warden_sandbox_confine() after the probe is
  *                        cached; baseline: one stat(2) of the root
  *   approval-inproc-8    one warden_approval_ask() through 8 inproc
@@ -265,14 +266,35 @@ static void bench_append(void)
 
 /* ------------------------------------------------------ plugins, confine */
 
+/* A library the ffi answerer can open by absolute path: the C library,
+ * wherever strcmp lives. */
+static const char *ffi_library(void)
+{
+	Dl_info info;
+
+	if (dladdr((void *)strcmp, &info) == 0 || info.dli_fname == NULL ||
+	    info.dli_fname[0] != '/')
+		die("cannot find the C library's path for the ffi answerer");
+	return info.dli_fname;
+}
+
 static void shipped_config(char *text, size_t len)
 {
 	snprintf(text, len,
 	         "[warden]\nstate_dir = %s/state\ndurability = none\n"
 	         "[backend bwrap]\nplugin = %s/plugins/bwrap/.libs/bwrap.so\n"
+	         "launcher = %s/plugins/bwrap/warden-bwrap-exec\n"
 	         "[backend landlock]\nplugin = %s/plugins/landlock/.libs/landlock.so\n"
-	         "runner = %s/plugins/landlock/warden-landlock-run\n",
-	         scratch, top, top, top);
+	         "runner = %s/plugins/landlock/warden-landlock-run\n"
+	         "[answerer rules]\nplugin = %s/plugins/rules/.libs/rules.so\n"
+	         "allow = bash:git status*\ndeny = bash:rm *\n"
+	         "[answerer tty]\nplugin = %s/plugins/tty/.libs/tty.so\n"
+	         "[answerer exec]\nplugin = %s/plugins/exec/.libs/exec.so\n"
+	         "command = /bin/true\n"
+	         "[answerer ffi]\nplugin = %s/plugins/ffi/.libs/ffi.so\n"
+	         "library = %s\nsymbol = strcmp\nargs = tool subject\n"
+	         "returns = int\nmap = 0:allowed-once\n",
+	         scratch, top, top, top, top, top, top, top, top, ffi_library());
 }
 
 /* Loads and opens every configured plugin; returns how many loaded. */
@@ -294,7 +316,7 @@ static size_t load_all(const struct warden_config *cfg, struct warden_loaded *lp
 
 static void bench_startup(void)
 {
-	char text[4 * PATH_MAX], one[PATH_MAX];
+	char text[12 * PATH_MAX], one[PATH_MAX];
 	struct bench_series s = { 0 }, base = { 0 };
 
 	shipped_config(text, sizeof(text));
@@ -328,7 +350,7 @@ static void bench_startup(void)
 
 static void bench_confine(void)
 {
-	char text[4 * PATH_MAX];
+	char text[12 * PATH_MAX];
 	struct warden_config *cfg;
 	struct warden_loaded lp[16];
 	struct warden_sandbox *svc;
@@ -340,7 +362,8 @@ static void bench_confine(void)
 	shipped_config(text, sizeof(text));
 	cfg = config_text(text);
 	n = load_all(cfg, lp, 16);
-	if (warden_sandbox_new(lp, n, &svc, &err) != 0)
+	/* load_all() puts the backends first. */
+	if (warden_sandbox_new(lp, cfg->n_backends, &svc, &err) != 0)
 		die("sandbox: %s", err.msg);
 	for (size_t b = 0; b < warden_sandbox_count(svc); b++) {
 		const char *name = warden_sandbox_backend(svc, b)->cfg->name;
