@@ -30,6 +30,14 @@ export XDG_CONFIG_HOME="$demo/config"
 export XDG_STATE_HOME="$demo/state"
 ws=$demo/workspace
 outside=$demo/outside.txt
+# A checkout under /tmp puts $demo there too: the outside file then goes
+# to /var/tmp, which the command sees as it is.
+case $demo/ in
+/tmp/*)
+	odir=$(mktemp -d /var/tmp/warden-demo.XXXXXX)
+	trap 'rm -rf "$odir"' EXIT
+	outside=$odir/outside.txt ;;
+esac
 mkdir "$ws"
 echo "the original" >"$outside"
 
