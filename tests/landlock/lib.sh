@@ -10,14 +10,7 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/warden-landlock.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 mkdir "$T/ws"
 
-# A fresh outside tree: one file with known content, mode and times.
-reset_outside() {
-	rm -rf "$T/outside"
-	mkdir "$T/outside"
-	echo original >"$T/outside/file"
-	chmod 644 "$T/outside/file"
-	touch -d '2001-02-03 04:05:06' "$T/outside/file"
-}
+. "$top_srcdir/tests/outside.sh"
 reset_outside
 
 fail() {
@@ -27,29 +20,6 @@ fail() {
 
 ok() {
 	echo "ok: $*"
-}
-
-# Everything about the outside tree that a write, a metadata change or a
-# new entry would alter: names, types, modes, owners, sizes, times, content.
-snapshot() {
-	(cd "$T/outside" && find . -printf '%p %y %m %U %G %s %T@\n' | sort &&
-		cat file &&
-		"$ACT" listxattr file)
-}
-
-outside_before=
-remember_outside() {
-	outside_before=$(snapshot)
-}
-
-# assert_outside_unchanged WHAT
-assert_outside_unchanged() {
-	if [ "$(snapshot)" = "$outside_before" ]; then
-		ok "$1: outside tree unchanged"
-	else
-		fail "$1: outside tree changed"
-		snapshot
-	fi
 }
 
 # expect_fatal WHAT CMD...: exit 125, exactly one stderr line that is the

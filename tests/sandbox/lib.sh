@@ -87,40 +87,8 @@ else:
 PY
 }
 
-# A fresh outside tree: one file with known content, mode and times.
-reset_outside() {
-	rm -rf "$T/outside"
-	mkdir "$T/outside"
-	echo original >"$T/outside/file"
-	chmod 644 "$T/outside/file"
-	touch -d '2001-02-03 04:05:06' "$T/outside/file"
-}
+. "$top_srcdir/tests/outside.sh"
 reset_outside
-
-# Everything about the outside tree that a write, a metadata change or a
-# new entry would alter: names, types, modes, owners, sizes, times, content.
-snapshot() {
-	(cd "$T/outside" && find . -printf '%p %y %m %U %G %s %T@\n' | sort &&
-		cat file &&
-		"$ACT" listxattr file)
-}
-
-outside_before=
-remember_outside() {
-	outside_before=$(snapshot)
-}
-
-# assert_outside_unchanged WHAT
-assert_outside_unchanged() {
-	if [ "$(snapshot)" = "$outside_before" ]; then
-		ok "$1: outside tree unchanged"
-	else
-		fail "$1: outside tree changed"
-		snapshot
-		reset_outside
-		remember_outside
-	fi
-}
 
 finish() {
 	if [ "$failures" -ne 0 ]; then
