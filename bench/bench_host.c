@@ -367,13 +367,13 @@ static void bench_confine(void)
 		die("sandbox: %s", err.msg);
 	for (size_t b = 0; b < warden_sandbox_count(svc); b++) {
 		const char *name = warden_sandbox_backend(svc, b)->cfg->name;
-		struct warden_policy pol = {
-			.struct_size = sizeof(pol), .mode = WARDEN_MODE_WORKSPACE_WRITE,
-			.workspace_root = scratch, .session_id = "", .status_fd = -1,
-		};
+		struct warden_policy pol;
 		struct warden_confined *c;
 		char label[64];
 
+		warden_policy_init(&pol);
+		pol.mode = WARDEN_MODE_WORKSPACE_WRITE;
+		pol.workspace_root = scratch;
 		/* The first call probes (a real bwrap run); the rest are cached. */
 		if (warden_sandbox_confine_with(svc, name, argv, 1, &pol, &c, &err) != 0)
 			die("confine with %s: %s", name, err.msg);

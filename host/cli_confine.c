@@ -235,8 +235,7 @@ int warden_cmd_confine(struct warden_cli *cli, int argc, char **argv)
 	if (rc == 0)
 		rc = warden_sandbox_open(cfg, &svc, &err);
 	if (rc == 0) {
-		memset(&pol, 0, sizeof(pol));
-		pol.struct_size = sizeof(pol);
+		warden_policy_init(&pol);
 		pol.mode = res.mode;
 		pol.workspace_root = res.root;
 		pol.session_id = res.session_id;

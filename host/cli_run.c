@@ -797,8 +797,7 @@ static int run_flow(struct run_ctx *c, struct run_report *rep,
 		 * the service names it if nothing else can confine. */
 		if ((r = warden_sandbox_open(c->cfg, &c->sandbox, err)) < 0)
 			return r;
-		memset(&pol, 0, sizeof(pol));
-		pol.struct_size = sizeof(pol);
+		warden_policy_init(&pol);
 		pol.mode = res.mode;
 		pol.workspace_root = res.root;
 		pol.session_id = rep->session != NULL ? rep->session : "";

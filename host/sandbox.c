@@ -517,6 +517,16 @@ void warden_sandbox_probe(struct warden_sandbox *svc, size_t i, int mode,
 	*out = pc->probe;
 }
 
+void warden_policy_init(struct warden_policy *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->struct_size = sizeof(*p);
+	p->session_id = "";
+	p->status_fd = -1;
+	p->root_fd = -1;
+	p->network = WARDEN_NETWORK_ENABLED;
+}
+
 /* Checks the policy and resolves its root into `root`. */
 static int check_request(const struct warden_sandbox *svc,
                          const char *const *argv, size_t argc,

@@ -66,6 +66,11 @@ void warden_confined_free(struct warden_confined *c);
  */
 int warden_confined_exec(const struct warden_confined *c, int status_write);
 
+/* A policy with every field at its "none" value: no status channel, no
+ * root descriptor, no read-only paths, the network enabled (what a
+ * v1.0 confinement did).  Callers then set mode, root and what they have. */
+void warden_policy_init(struct warden_policy *p);
+
 /* Builds the service over `backends` (config order, as the loader filled
  * them).  The service borrows the array; it must outlive the service. */
 int warden_sandbox_new(struct warden_loaded *backends, size_t n,

@@ -150,7 +150,7 @@ static void test_valid_answerer_loads_opens_and_gets_its_keys(void **state)
 	assert_string_equal(lp.desc.name, "zoo-answerer");
 	assert_string_equal(lp.desc.version, "1.0");
 	assert_int_equal(lp.desc.abi_major, 1);
-	assert_int_equal(lp.desc.abi_minor, 0);
+	assert_int_equal(lp.desc.abi_minor, WARDEN_PLUGIN_ABI_MINOR);
 	assert_non_null(lp.state);
 	/* The host's keys (plugin, isolation, timeout_ms) are not the plugin's. */
 	assert_int_equal(lp.desc.decide(lp.state, &req, err, sizeof(err)), WARDEN_DECISION_REJECTED);
@@ -255,7 +255,7 @@ static void test_newer_minor_abi_loads_and_its_tail_is_ignored(void **state)
 	cfg = zoo_config(zoo, "[answerer minor]\nplugin = zoo_abi_minor\n");
 	assert_int_equal(warden_loader_load(cfg, &cfg->answerers[0], 1, &lp), 0);
 	assert_int_equal(lp.desc.abi_major, 1);
-	assert_int_equal(lp.desc.abi_minor, 1);
+	assert_int_equal(lp.desc.abi_minor, WARDEN_PLUGIN_ABI_MINOR + 1);
 	assert_true(lp.desc.struct_size > sizeof(struct warden_plugin));
 	assert_string_equal(lp.desc.name, "abi-minor");
 	assert_string_equal(lp.desc.version, "1.1");

@@ -64,7 +64,7 @@ extern "C" {
 
 /* The ABI this header describes. */
 #define WARDEN_PLUGIN_ABI_MAJOR 1
-#define WARDEN_PLUGIN_ABI_MINOR 0
+#define WARDEN_PLUGIN_ABI_MINOR 1
 
 /* The one symbol a plugin exports. */
 #define WARDEN_PLUGIN_SYMBOL "warden_plugin"
@@ -155,6 +155,13 @@ enum warden_enforcement {
 	WARDEN_ENFORCEMENT_PARTIAL = 2, /* only a subset; detail says which */
 };
 
+/* The network knob (v1.1).  Never passed for danger-full-access. */
+enum warden_network {
+	WARDEN_NETWORK_RESTRICTED = 1, /* no socket outside the command's own
+	                                  process tree (see warden_policy) */
+	WARDEN_NETWORK_ENABLED = 2,    /* the host's network */
+};
+
 /* What probe() fills in. */
 struct warden_probe {
 	int usable;             /* 1: this backend can confine in this mode */
@@ -199,7 +206,40 @@ struct warden_policy {
 	 * bwrap --json-status-fd N) and must make sure the confined command
 	 * itself does not inherit it. */
 	int status_fd;
+
+	/* Appended in v1.1: read them only when struct_size covers them
+	 * (WARDEN_POLICY_HAS(policy, field)); a v1.0 host never sets them. */
+
+	/* Absolute, resolved paths that must stay read-only inside the
+	 * sandbox whatever the mode: what decides how a later command is
+	 * confined or approved (the config in use, the session logs, plugins,
+	 * runners, the programs answerers run).  A backend that cannot keep
+	 * one that lies under a writable root read-only, against every route
+	 * (a direct write, renaming or deleting an ancestor, deleting and
+	 * recreating it), must refuse: confine() fails naming the path.  It
+	 * says it held them by setting out->read_only_held. */
+	const char *const *read_only_paths;
+	size_t n_read_only_paths;
+	/* An O_PATH descriptor of workspace_root in the host, opened without
+	 * following any symlink after the host checked that the root is still
+	 * the path the session recorded; -1 when none.  A backend that binds
+	 * the root binds this descriptor (out->push_fd) rather than the path,
+	 * so nothing can swap the path between the check and the mount. */
+	int root_fd;
+	/* enum warden_network: restricted (no socket outside the command's own
+	 * process tree but allow_unix_sockets) or enabled.  The backend says
+	 * what it enforced in out->network_enforcement. */
+	int network;
+	/* Host unix sockets (absolute paths) a restricted command may connect
+	 * to. */
+	const char *const *allow_unix_sockets;
+	size_t n_allow_unix_sockets;
 };
+
+/* Whether the host's struct warden_policy includes `field`. */
+#define WARDEN_POLICY_HAS(policy, field)                                   \
+	((policy)->struct_size >= offsetof(struct warden_policy, field) +  \
+	                          sizeof((policy)->field))
 
 /* Where confine() writes its result.  The host owns all memory: the
  * backend adds strings through the callbacks, which copy them. */
@@ -216,7 +256,33 @@ struct warden_confine_out {
 	int privilege_dropped;  /* 1 when the command runs with no capability */
 	int evidence;           /* enum warden_evidence actually in effect */
 	char detail[256];       /* what is partial, if anything */
+
+	/* Appended in v1.1 (WARDEN_CONFINE_OUT_HAS(out, field)).  The host
+	 * sets them to 0 / NULL before the call: a backend that leaves them
+	 * alone has held nothing it was not asked about in v1.0. */
+
+	/* Hand the host a descriptor the spawned process must hold: the host
+	 * takes it over (it closes fd once the process is spawned, or when
+	 * the call fails) and returns the number at which the process will
+	 * find it (>= 3), for the backend to name in its argv.  -1 when the
+	 * caller cannot pass descriptors (warden confine prints an argv that
+	 * another process spawns): the backend then does without, or fails.
+	 * NULL when the host cannot pass any. */
+	int (*push_fd)(void *sink, int fd);
+	/* 1: every policy->read_only_paths entry under a writable root stays
+	 * read-only by every route.  The host refuses a confinement that
+	 * leaves this 0 while such a path exists. */
+	int read_only_held;
+	/* enum warden_enforcement of policy->network: full when the command
+	 * reaches no socket the knob forbids; 0 (not set) counts as partial. */
+	int network_enforcement;
+	char network_detail[256]; /* what is partial about the network */
 };
+
+/* Whether the host's struct warden_confine_out includes `field`. */
+#define WARDEN_CONFINE_OUT_HAS(out, field)                                 \
+	((out)->struct_size >= offsetof(struct warden_confine_out, field) + \
+	                       sizeof((out)->field))
 
 /* A runner-failure rule: the runner refused or broke before the command
  * ran.  A finished run matches a rule when its exit status is nonzero,

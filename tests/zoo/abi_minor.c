@@ -1,5 +1,5 @@
 /*
- * abi_minor.c — built against a future ABI 1.1 that appended fields: it
+ * abi_minor.c — built against a future minor ABI that appended fields: it
  * loads, and the tail (which would crash the host if called) is ignored.
  */
 #include <stdlib.h>
