@@ -106,21 +106,7 @@ int warden_cli_fail(const struct warden_error *err)
 
 json_t *warden_cli_json_string(const char *s)
 {
-	json_t *j = json_string(s);
-	char *copy;
-	size_t i;
-
-	if (j != NULL || s == NULL)
-		return j;
-	copy = strdup(s);
-	if (copy == NULL)
-		return NULL;
-	for (i = 0; copy[i]; i++)
-		if ((unsigned char)copy[i] >= 0x80)
-			copy[i] = '?';
-	j = json_string(copy);
-	free(copy);
-	return j;
+	return warden_json_string_lossy(s);
 }
 
 int warden_cli_usage(const char *fmt, ...)

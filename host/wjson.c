@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -54,4 +55,23 @@ void warden_json_init_exiting(void)
 unsigned long warden_json_failures(void)
 {
 	return __atomic_load_n(&failures, __ATOMIC_RELAXED);
+}
+
+json_t *warden_json_string_lossy(const char *s)
+{
+	json_t *j = json_string(s);
+	char *copy;
+	size_t i;
+
+	if (j != NULL || s == NULL)
+		return j;
+	copy = strdup(s);
+	if (copy == NULL)
+		return NULL;
+	for (i = 0; copy[i]; i++)
+		if ((unsigned char)copy[i] >= 0x80)
+			copy[i] = '?';
+	j = json_string(copy);
+	free(copy);
+	return j;
 }

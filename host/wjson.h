@@ -22,6 +22,12 @@ void warden_json_init(void);
  * before anything uses jansson; warden_json_init() then keeps it. */
 void warden_json_init_exiting(void);
 
+/* A jansson string for text that may not be UTF-8 (a config value, a
+ * plugin's reason, an argv): bytes that would make it invalid become '?'.
+ * NULL when out of memory. */
+struct json_t;
+struct json_t *warden_json_string_lossy(const char *s);
+
 /* The number of jansson allocations that failed in this process. */
 unsigned long warden_json_failures(void);
 

@@ -1,0 +1,674 @@
+/*
+ * run.c — the consumer; see run.h.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "approval.h"
+#include "classify.h"
+#include "env.h"
+#include "policy.h"
+#include "run.h"
+#include "sandbox.h"
+#include "session.h"
+#include "vocab.h"
+#include "wjson.h"
+
+extern char **environ;
+
+/* Where the runner finds the write end of the out-of-band status channel. */
+#define STATUS_FD 3
+
+struct warden_consumer {
+	const struct warden_config *cfg;
+	struct warden_sandbox *sandbox;     /* opened on the first confined run */
+	struct warden_approval *approval;   /* made on the first escalation */
+};
+
+int warden_consumer_new(const struct warden_config *cfg,
+                        struct warden_consumer **out,
+                        struct warden_error *err)
+{
+	struct warden_consumer *c = calloc(1, sizeof(*c));
+
+	*out = NULL;
+	if (c == NULL)
+		return warden_error_set(err, WARDEN_EOS, "run: out of memory");
+	c->cfg = cfg;
+	*out = c;
+	return 0;
+}
+
+void warden_consumer_free(struct warden_consumer *c)
+{
+	if (c == NULL)
+		return;
+	warden_sandbox_free(c->sandbox);
+	warden_approval_free(c->approval);
+	free(c);
+}
+
+void warden_run_report_clear(struct warden_run_report *rep)
+{
+	free(rep->argv);
+	free(rep->spawn);
+	memset(rep, 0, sizeof(*rep));
+}
+
+/* -------------------------------------------------------------- helpers */
+
+/* The approval subject of an argv: the words, shell-quoted where needed,
+ * so that the answerer sees exactly what would run. */
+static char *argv_subject(const char *const *argv, size_t argc)
+{
+	static const char safe[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+		"0123456789_@%+=:,./-";
+	size_t i, len = 1;
+	const char *p;
+	char *out, *q;
+
+	for (i = 0; i < argc; i++)
+		len += strlen(argv[i]) * 4 + 3;
+	out = malloc(len);
+	if (out == NULL)
+		return NULL;
+	q = out;
+	for (i = 0; i < argc; i++) {
+		if (i > 0)
+			*q++ = ' ';
+		if (argv[i][0] != '\0' && strspn(argv[i], safe) == strlen(argv[i])) {
+			q = stpcpy(q, argv[i]);
+			continue;
+		}
+		*q++ = '\'';
+		for (p = argv[i]; *p; p++) {
+			if (*p == '\'')
+				q = stpcpy(q, "'\\''");
+			else
+				*q++ = *p;
+		}
+		*q++ = '\'';
+	}
+	*q = '\0';
+	return out;
+}
+
+/*
+ * Finds the program the run will execute, as execvp(3) would in the
+ * caller's PATH, so that "not found" and "not executable" are the
+ * shell's 127 and 126 (checked before anything starts; the confined view
+ * of the filesystem is the host's).  0, or WARDEN_RUN_NOT_FOUND / WARDEN_RUN_CANNOT_EXEC
+ * with `why` filled.
+ */
+static int program_check(const char *name, char *why, size_t whylen)
+{
+	const char *path, *p, *colon;
+	char full[PATH_MAX];
+	struct stat st;
+	int saw_noexec = 0;
+
+	if (strchr(name, '/') != NULL) {
+		if (stat(name, &st) < 0) {
+			snprintf(why, whylen, "%s: %s", name, strerror(errno));
+			return errno == EACCES ? WARDEN_RUN_CANNOT_EXEC : WARDEN_RUN_NOT_FOUND;
+		}
+		if (S_ISDIR(st.st_mode) || access(name, X_OK) < 0) {
+			snprintf(why, whylen, "%s: %s", name,
+			         S_ISDIR(st.st_mode) ? "is a directory" : "permission denied (not executable)");
+			return WARDEN_RUN_CANNOT_EXEC;
+		}
+		return 0;
+	}
+	path = getenv("PATH");
+	if (path == NULL)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (p = path;; p = colon + 1) {
+		colon = strchrnul(p, ':');
+		if (snprintf(full, sizeof(full), "%.*s%s%s", (int)(colon - p), p,
+		             colon == p ? "./" : "/", name) < (int)sizeof(full) &&
+		    stat(full, &st) == 0 && !S_ISDIR(st.st_mode)) {
+			if (access(full, X_OK) == 0)
+				return 0;
+			saw_noexec = 1;
+		}
+		if (*colon == '\0')
+			break;
+	}
+	if (saw_noexec) {
+		snprintf(why, whylen, "%s: permission denied (not executable)", name);
+		return WARDEN_RUN_CANNOT_EXEC;
+	}
+	snprintf(why, whylen, "%s: command not found in PATH", name);
+	return WARDEN_RUN_NOT_FOUND;
+}
+
+static const char *backend_instance(const struct warden_loaded *b)
+{
+	return b->cfg != NULL && b->cfg->name != NULL ? b->cfg->name : "?";
+}
+
+/*
+ * Confines argv for policy, honouring require_full: then only a backend
+ * whose confinement is `full` is taken, tried in config order.  *refused
+ * is set when usable backends exist but none is full (a refusal, not
+ * unavailability).
+ */
+static int confine_for_run(struct warden_sandbox *svc, const char *const *argv,
+                           size_t argc, const struct warden_policy *pol,
+                           int require_full, struct warden_confined **out,
+                           int *refused, struct warden_error *err)
+{
+	char reasons[WARDEN_ERROR_MAX] = "";
+	struct warden_error one = { 0, "" };
+	struct warden_probe probe;
+	size_t i, used = 0;
+	int any_usable = 0, r;
+
+	*refused = 0;
+	if (!require_full)
+		return warden_sandbox_confine(svc, argv, argc, pol, out, err);
+	for (i = 0; i < warden_sandbox_count(svc); i++) {
+		const char *name = backend_instance(warden_sandbox_backend(svc, i));
+		const char *why;
+
+		warden_sandbox_probe(svc, i, pol->mode, &probe);
+		if (!probe.usable)
+			continue;
+		any_usable = 1;
+		if (probe.enforcement != WARDEN_ENFORCEMENT_FULL) {
+			why = probe.detail[0] ? probe.detail : "partial";
+		} else {
+			r = warden_sandbox_confine_with(svc, name, argv, argc, pol, out, &one);
+			if (r == 0 && (*out)->enforcement == WARDEN_ENFORCEMENT_FULL)
+				return 0;
+			if (r == -WARDEN_EUSAGE || r == -WARDEN_EINTERNAL) {
+				*err = one;
+				return r;
+			}
+			why = r == 0 ? ((*out)->detail[0] ? (*out)->detail : "partial")
+			             : one.msg;
+			warden_confined_free(*out);
+			*out = NULL;
+		}
+		used += (size_t)snprintf(reasons + used, sizeof(reasons) - used,
+		                         "%s%s: %s", used ? "; " : "", name, why);
+		if (used >= sizeof(reasons))
+			used = sizeof(reasons) - 1;
+	}
+	if (!any_usable)  /* the service names each backend's reason */
+		return warden_sandbox_confine(svc, argv, argc, pol, out, err);
+	*refused = 1;
+	return warden_error_set(err, WARDEN_EREFUSED,
+	                        "refused: require_full is set and no backend enforces %s fully (%s)",
+	                        warden_mode_name(pol->mode), reasons);
+}
+
+/* ------------------------------------------------------------ escalation */
+
+/*
+ * Asks the approval service whether this command may run once under
+ * `mode`: tool bash, the command as subject, the justification as reason
+ * (DESIGN §3).  The service audits the request in the session's log and
+ * returns no outcome when it cannot: the caller then refuses.
+ */
+static int ask_escalation(struct warden_consumer *c, struct warden_session *s,
+                          int mode, const char *subject,
+                          const char *justification,
+                          struct warden_approval_result *res,
+                          struct warden_error *err)
+{
+	struct warden_approval_request req;
+	int r;
+
+	memset(&req, 0, sizeof(req));
+	memset(res, 0, sizeof(*res));
+	req.tool = "bash";
+	req.subject = subject;
+	req.reason = justification;
+	req.requested_mode = warden_mode_name(mode);
+	if (c->approval == NULL &&
+	    (r = warden_approval_new(c->cfg, &c->approval, err)) < 0)
+		return r;
+	return warden_approval_ask(c->approval, s, &req, res, err);
+}
+
+/* --------------------------------------------------------------- report */
+
+static json_t *json_or_null(json_t *v)
+{
+	return v != NULL ? v : json_null();
+}
+
+/* The report's fields, shared by the --json object and the event. */
+json_t *warden_run_report_json(const struct warden_run_report *rep)
+{
+	json_t *o = json_object(), *args = json_array();
+	size_t i;
+
+	for (i = 0; i < rep->argc; i++)
+		json_array_append_new(args, json_or_null(warden_json_string_lossy(rep->argv[i])));
+	json_object_set_new(o, "class", rep->cls ? json_string(warden_class_name(rep->cls))
+	                                         : json_null());
+	json_object_set_new(o, "exit", rep->exit_code >= 0 ? json_integer(rep->exit_code)
+	                                                    : json_null());
+	json_object_set_new(o, "signal", rep->signal ? json_integer(rep->signal) : json_null());
+	json_object_set_new(o, "mode", rep->mode ? json_string(warden_mode_name(rep->mode))
+	                                         : json_null());
+	json_object_set_new(o, "mode_source", rep->mode_source
+	                    ? json_string(warden_source_name(rep->mode_source)) : json_null());
+	json_object_set_new(o, "backend", rep->backend[0] ? json_or_null(warden_json_string_lossy(rep->backend))
+	                                               : json_null());
+	json_object_set_new(o, "enforcement", rep->enforcement
+	                    ? json_string(warden_enforcement_name(rep->enforcement)) : json_null());
+	json_object_set_new(o, "duration_ms", json_integer(rep->duration_ms));
+	json_object_set_new(o, "timed_out", json_boolean(rep->timed_out));
+	json_object_set_new(o, "started", json_boolean(rep->started));
+	json_object_set_new(o, "argv", args);
+	if (rep->escalated_mode) {
+		json_object_set_new(o, "escalation",
+		                    json_pack("{s:s,s:o,s:o}",
+		                              "mode", warden_mode_name(rep->escalated_mode),
+		                              "outcome", rep->escalation_outcome
+		                              ? json_string(warden_outcome_name(rep->escalation_outcome))
+		                              : json_null(),
+		                              "request_id", rep->request_id[0]
+		                              ? json_string(rep->request_id) : json_null()));
+	}
+	if (rep->refused != NULL)
+		json_object_set_new(o, "refused", json_string(rep->refused));
+	json_object_set_new(o, "reason", json_or_null(warden_json_string_lossy(rep->reason)));
+	return o;
+}
+
+
+int warden_run_next_mode(int mode)
+{
+	return mode == WARDEN_SANDBOX_READ_ONLY ? WARDEN_SANDBOX_WORKSPACE_WRITE
+	                                        : WARDEN_SANDBOX_DANGER_FULL_ACCESS;
+}
+
+const char *warden_run_denial_what(const struct warden_run_report *rep)
+{
+	return rep->mode == WARDEN_SANDBOX_READ_ONLY
+		? "a write was refused (read-only allows none)"
+		: "a write outside the workspace root was refused";
+}
+
+/* The exit status of a run that started. */
+static int run_status(const struct warden_run_report *rep,
+                      const struct warden_spawn_result *sr)
+{
+	if (rep->cls == WARDEN_CLASS_SANDBOX_ERROR)
+		return WARDEN_RUN_SANDBOX_ERROR;
+	if (sr->timed_out)
+		return WARDEN_RUN_TIMEOUT;
+	if (WIFSIGNALED(sr->wait_status))
+		return 128 + WTERMSIG(sr->wait_status);
+	if (WIFEXITED(sr->wait_status))
+		return WEXITSTATUS(sr->wait_status);
+	return WARDEN_EINTERNAL;
+}
+
+/* ------------------------------------------------------------------ run */
+
+/* One run's working state. */
+struct run_ctx {
+	struct warden_consumer *c;
+	const struct warden_run_request *req;
+	struct warden_session *session;
+	struct warden_confined *confined;
+	const char **patterns;
+	char **envp;
+};
+
+static void ctx_free(struct run_ctx *x)
+{
+	warden_confined_free(x->confined);
+	warden_session_close(x->session);
+	free(x->patterns);
+	free(x->envp);
+}
+
+/* Spawns argv (the command, or the confined replacement) and classifies. */
+static int spawn_and_classify(struct run_ctx *x, struct warden_run_report *rep,
+                              struct warden_error *err)
+{
+	const struct warden_confined *cf = x->confined;
+	struct warden_spawn_opts so;
+	struct warden_classify_facts facts;
+	struct warden_run_facts run;
+	struct warden_classification cl;
+	struct warden_spawn_result *sr;
+	size_t n;
+	int exec = WARDEN_EXEC_UNKNOWN, r;
+	char why[256];
+
+	if ((r = warden_env_patterns(x->c->cfg, &x->patterns, &n, err)) < 0 ||
+	    (r = warden_env_build(environ, x->patterns, n, cf != NULL, &x->envp, err)) < 0)
+		return r;
+	memset(&so, 0, sizeof(so));
+	so.argv = cf != NULL ? (const char *const *)cf->argv : rep->argv;
+	so.envp = x->envp;
+	so.status_fd = cf != NULL ? cf->status_fd : -1;
+	so.timeout_ms = x->req->timeout_ms;
+	so.pipe_stdout = x->req->pipe_stdout;
+	sr = rep->spawn = calloc(1, sizeof(*rep->spawn));
+	if (sr == NULL)
+		return warden_error_set(err, WARDEN_EOS, "run: out of memory");
+	if ((r = warden_spawn_run(&so, sr, err)) < 0)
+		return r;
+
+	rep->duration_ms = sr->duration_ms;
+	rep->timed_out = sr->timed_out;
+	if (sr->exec_errno != 0) {
+		/* Nothing ran: the program (or the runner) could not be
+		 * executed. */
+		rep->started = 0;
+		if (cf != NULL) {
+			rep->cls = WARDEN_CLASS_SANDBOX_ERROR;
+			rep->status = WARDEN_RUN_SANDBOX_ERROR;
+			snprintf(rep->reason, sizeof(rep->reason),
+			         "the sandbox runner %s could not be executed: %s",
+			         cf->argv[0], strerror(sr->exec_errno));
+		} else {
+			rep->status = sr->exec_errno == ENOENT ? WARDEN_RUN_NOT_FOUND
+			                                       : WARDEN_RUN_CANNOT_EXEC;
+			rep->refused = rep->status == WARDEN_RUN_NOT_FOUND ? "not-found"
+			                                                   : "cannot-execute";
+			snprintf(rep->reason, sizeof(rep->reason), "%s: %s", rep->argv[0],
+			         strerror(sr->exec_errno));
+		}
+		return 0;
+	}
+	rep->started = 1;
+	if (WIFEXITED(sr->wait_status))
+		rep->exit_code = WEXITSTATUS(sr->wait_status);
+	else if (WIFSIGNALED(sr->wait_status))
+		rep->signal = WTERMSIG(sr->wait_status);
+
+	why[0] = '\0';
+	memset(&facts, 0, sizeof(facts));
+	if (cf != NULL) {
+		warden_evidence_parse(cf->evidence, sr->evidence, sr->evidence_len,
+		                      sr->wait_status, &exec, why, sizeof(why));
+		facts = warden_confined_facts(cf);
+	}
+	run.wait_status = sr->wait_status;
+	run.stderr_tail = sr->tail;
+	run.stderr_len = sr->tail_len;
+	run.exec_evidence = exec;
+	warden_classify(&facts, &run, &cl);
+	rep->cls = cl.cls;
+	snprintf(rep->reason, sizeof(rep->reason), "%s%s%s", cl.reason,
+	         why[0] ? ": " : "", why);
+	rep->status = run_status(rep, sr);
+	return 0;
+}
+
+/* Appends the report as a sandbox/run event (with a session); a failure
+ * makes the run's status 74 and says why in rep->record_error. */
+static void record(struct run_ctx *x, struct warden_run_report *rep)
+{
+	struct warden_error err = { 0, "" };
+	json_t *fields;
+	int r = -WARDEN_EOS;
+
+	if (x->session == NULL)
+		return;
+	fields = warden_run_report_json(rep);
+	if (fields != NULL) {
+		json_object_set_new(fields, "status", json_integer(rep->status));
+		r = warden_session_append(x->session, "sandbox/run", fields, &err);
+		json_decref(fields);
+	} else {
+		warden_error_set(&err, WARDEN_EOS, "out of memory");
+	}
+	if (r < 0) {
+		snprintf(rep->record_error, sizeof(rep->record_error), "%s", err.msg);
+		rep->status = WARDEN_EIO;
+	}
+}
+
+/* The command's argv: SHELL -c COMMAND, or the request's argv. */
+static int build_argv(struct run_ctx *x, struct warden_run_report *rep,
+                      struct warden_error *err)
+{
+	const struct warden_run_request *req = x->req;
+
+	if (req->command != NULL) {
+		rep->argv = calloc(4, sizeof(*rep->argv));
+		if (rep->argv == NULL)
+			return warden_error_set(err, WARDEN_EOS, "run: out of memory");
+		rep->argv[0] = x->c->cfg->shell != NULL ? x->c->cfg->shell : "bash";
+		rep->argv[1] = "-c";
+		rep->argv[2] = req->command;
+		rep->argc = 3;
+		return 0;
+	}
+	if (req->argv == NULL || req->argc == 0 || req->argv[0] == NULL ||
+	    req->argv[0][0] == '\0')
+		return warden_error_set(err, WARDEN_EUSAGE,
+		                        "run: no command: give a shell command or an argv whose program name is not empty");
+	rep->argv = calloc(req->argc + 1, sizeof(*rep->argv));
+	if (rep->argv == NULL)
+		return warden_error_set(err, WARDEN_EOS, "run: out of memory");
+	memcpy(rep->argv, req->argv, req->argc * sizeof(*rep->argv));
+	rep->argc = req->argc;
+	return 0;
+}
+
+/* Step 3: fills rep and returns 1 when the escalation was allowed once, 0
+ * when it was refused (rep says why), or a negative status. */
+static int escalate(struct run_ctx *x, struct warden_run_report *rep,
+                    struct warden_error *err)
+{
+	const struct warden_run_request *req = x->req;
+	struct warden_approval_result ares;
+	char *subject, who[768];
+	int r;
+
+	if (x->session == NULL)
+		return warden_error_set(err, WARDEN_EUSAGE,
+		                        "run: --escalate needs a session (--session ID or WARDEN_SESSION): the approval is recorded in its log");
+	subject = req->command != NULL ? strdup(req->command)
+	                               : argv_subject(rep->argv, rep->argc);
+	if (subject == NULL)
+		return warden_error_set(err, WARDEN_EOS, "run: out of memory");
+	r = ask_escalation(x->c, x->session, req->escalate, subject,
+	                   req->justification, &ares, err);
+	free(subject);
+	rep->escalated_mode = req->escalate;
+	if (r < 0) {
+		/* No outcome: the request could not be asked or audited. */
+		rep->status = -r;
+		rep->refused = "escalation";
+		snprintf(rep->reason, sizeof(rep->reason),
+		         "escalation to %s could not be asked: %s",
+		         warden_mode_name(req->escalate), err->msg);
+		warden_error_clear(err);
+		return 0;
+	}
+	rep->escalation_outcome = ares.outcome;
+	snprintf(rep->request_id, sizeof(rep->request_id), "%s", ares.request_id);
+	snprintf(rep->escalation_answerer, sizeof(rep->escalation_answerer), "%s",
+	         ares.answerer);
+	if (ares.outcome == WARDEN_OUTCOME_ALLOWED_ONCE) {
+		if (req->notice != NULL) {
+			snprintf(who, sizeof(who), "escalation to %s allowed once (answerer %s)",
+			         warden_mode_name(req->escalate),
+			         ares.answerer[0] ? ares.answerer : "?");
+			req->notice(req->notice_arg, who);
+		}
+		return 1;
+	}
+	/* Withdrawn by the user's signal: that signal's status. */
+	rep->status = ares.signal > 0 ? 128 + ares.signal : WARDEN_EREFUSED;
+	rep->refused = "escalation";
+	if (ares.answerer[0] && ares.reason[0])
+		snprintf(who, sizeof(who), "answerer %s: %s", ares.answerer, ares.reason);
+	else if (ares.answerer[0])
+		snprintf(who, sizeof(who), "answerer %s", ares.answerer);
+	else
+		snprintf(who, sizeof(who), "%s", ares.reason[0] ? ares.reason
+		                                                : "no answerer decided");
+	snprintf(rep->reason, sizeof(rep->reason),
+	         "escalation to %s was not granted: the approval outcome is %s: %.400s",
+	         warden_mode_name(req->escalate), warden_outcome_name(ares.outcome),
+	         who);
+	return 0;
+}
+
+/* Step 5: confines rep->argv for the resolved policy.  0 with
+ * x->confined set, 0 with rep saying why nothing runs, or a negative
+ * status. */
+static int confine(struct run_ctx *x, const struct warden_resolved *res,
+                   struct warden_run_report *rep, struct warden_error *err)
+{
+	struct warden_policy pol;
+	int r, refused;
+
+	/* A backend that does not load is unusable with its reason; the
+	 * service names it if nothing else can confine. */
+	if (x->c->sandbox == NULL &&
+	    (r = warden_sandbox_open(x->c->cfg, &x->c->sandbox, err)) < 0)
+		return r;
+	warden_policy_init(&pol);
+	pol.mode = res->mode;
+	pol.workspace_root = res->root;
+	pol.session_id = rep->session;
+	pol.status_fd = STATUS_FD;
+	r = confine_for_run(x->c->sandbox, rep->argv, rep->argc, &pol,
+	                    x->req->require_full || x->c->cfg->require_full,
+	                    &x->confined, &refused, err);
+	if (r < 0 && (refused || r == -WARDEN_EUNAVAILABLE)) {
+		rep->status = -r;
+		rep->refused = refused ? "require-full" : "unavailable";
+		snprintf(rep->reason, sizeof(rep->reason), "%s", err->msg);
+		warden_error_clear(err);
+		return 0;
+	}
+	if (r < 0)
+		return r;
+	snprintf(rep->backend, sizeof(rep->backend), "%s", x->confined->backend);
+	rep->enforcement = x->confined->enforcement;
+	return 0;
+}
+
+/*
+ * Everything up to a report: fills rep and returns 0 when there is a
+ * report to give (a run, or a refusal worth recording), or a negative
+ * status for an error before that (no report).
+ */
+static int run_flow(struct run_ctx *x, struct warden_run_report *rep,
+                    struct warden_error *err)
+{
+	const struct warden_run_request *req = x->req;
+	const struct warden_config *cfg = x->c->cfg;
+	struct warden_resolved res;
+	char why[512];
+	int r;
+
+	/* 1. the argv */
+	if ((r = build_argv(x, rep, err)) < 0)
+		return r;
+	rep->exit_code = -1;
+
+	/* 2. the session */
+	if (req->session_id != NULL && req->session_id[0] != '\0') {
+		if ((r = warden_session_open(cfg, req->session_id, &x->session, err)) < 0)
+			return r;
+		if (access(warden_session_path(x->session), W_OK) < 0)
+			return warden_error_errno(err, WARDEN_EIO, errno,
+			                          "run: session log %s cannot be written, and a run that cannot be recorded does not start",
+			                          warden_session_path(x->session));
+		snprintf(rep->session, sizeof(rep->session), "%s",
+		         warden_session_id(x->session));
+	}
+
+	/* Resolve once without the escalation: the policy the ask is under,
+	 * and the root and mode a refusal reports. */
+	r = x->session != NULL
+		? warden_policy_resolve_session(cfg, x->session, 0, &res, err)
+		: warden_policy_resolve(cfg, NULL, 0, &res, err);
+	if (r < 0)
+		return r;
+	rep->policy = res.policy;
+	rep->mode = res.mode;
+	rep->mode_source = res.mode_source;
+
+	r = program_check(rep->argv[0], why, sizeof(why));
+	if (r != 0) {
+		rep->status = r;
+		rep->refused = r == WARDEN_RUN_NOT_FOUND ? "not-found" : "cannot-execute";
+		snprintf(rep->reason, sizeof(rep->reason), "%s", why);
+		return 0;
+	}
+
+	/* 3. escalation */
+	if (req->escalate) {
+		if ((r = escalate(x, rep, err)) <= 0)
+			return r;
+		/* 4. allowed once: the top of the resolution order. */
+		r = x->session != NULL
+			? warden_policy_resolve_session(cfg, x->session, req->escalate, &res, err)
+			: warden_policy_resolve(cfg, NULL, req->escalate, &res, err);
+		if (r < 0)
+			return r;
+		rep->mode = res.mode;
+		rep->mode_source = res.mode_source;
+	}
+
+	/* 5. danger-full-access is never confined. */
+	if (res.mode != WARDEN_SANDBOX_DANGER_FULL_ACCESS) {
+		if ((r = confine(x, &res, rep, err)) < 0 || rep->refused != NULL)
+			return r;
+	}
+
+	/* 6, 7. */
+	return spawn_and_classify(x, rep, err);
+}
+
+int warden_consumer_run(struct warden_consumer *c,
+                        const struct warden_run_request *req,
+                        struct warden_run_report *rep,
+                        struct warden_error *err)
+{
+	struct run_ctx x;
+	int r;
+
+	memset(rep, 0, sizeof(*rep));
+	memset(&x, 0, sizeof(x));
+	x.c = c;
+	x.req = req;
+	if (req->escalate && req->escalate != WARDEN_SANDBOX_WORKSPACE_WRITE &&
+	    req->escalate != WARDEN_SANDBOX_DANGER_FULL_ACCESS)
+		return warden_error_set(err, WARDEN_EUSAGE,
+		                        "run: escalate to workspace-write or danger-full-access");
+	if (req->escalate && (req->justification == NULL || req->justification[0] == '\0'))
+		return warden_error_set(err, WARDEN_EUSAGE,
+		                        "run: --escalate needs --justification TEXT (why the command needs that mode)");
+	if (req->timeout_ms < 0 || req->timeout_ms > WARDEN_RUN_TIMEOUT_MAX_MS)
+		return warden_error_set(err, WARDEN_EUSAGE,
+		                        "run: timeout %ld ms: give more than 0 and at most a day",
+		                        req->timeout_ms);
+	if (req->session_id != NULL && req->session_id[0] != '\0' &&
+	    (r = warden_session_id_check(req->session_id, err)) < 0)
+		return r;
+	r = run_flow(&x, rep, err);
+	if (r == 0)
+		record(&x, rep);
+	ctx_free(&x);
+	return r;
+}

@@ -1,0 +1,149 @@
+/*
+ * run.h — the consumer: one run of a command as an agent's bash tool
+ * (DESIGN §2, §3, §8).  `warden run`, `warden serve` and `warden mcp` all
+ * call it; none of them repeats a step.
+ *
+ * One run, in this order, each step able to stop it before anything
+ * starts:
+ *
+ *   1. the argv: a shell command is [shell, "-c", COMMAND] (shell from
+ *      [warden] shell, default bash); an argv is taken as is.  A program
+ *      that cannot be found or executed is 127 / 126, as a shell says.
+ *   2. the session: opened and checked; its log must be writable, since a
+ *      run that cannot be recorded does not start.
+ *   3. escalation: asks the approval service (audited in the session's
+ *      log, so a session is required); only allowed-once goes on, under
+ *      that mode, for this run only.
+ *   4. policy resolution: explicit (escalated) mode > the session's mode
+ *      > the config's default_mode; the root is the session's cwd, else
+ *      the configured root.
+ *   5. danger-full-access: the argv is spawned as is, never confined.
+ *      Otherwise the sandbox service confines it: no usable backend is
+ *      SANDBOX_UNAVAILABLE (69); with require_full only a backend that
+ *      enforces the mode `full` is taken, and none is a refusal (77).
+ *   6. spawn (host/spawn.h): live output, own process group, timeout and
+ *      forwarded signals, scrubbed environment (host/env.h).
+ *   7. classification (host/classify.h): out-of-band evidence first, then
+ *      runner-failure rules, then denial signatures.
+ *   8. the session gets one sandbox/run event (also for a run refused at
+ *      step 3 or 5).
+ *
+ * Fail closed on the log: when the sandbox/run event of a run that did
+ * start cannot be appended, the report still describes the run (its
+ * effects happened) but its status is 74 (WARDEN_EIO), never the
+ * command's own.
+ *
+ * A consumer is long-lived: the sandbox service (its backends, opened and
+ * probed once) and the approval service are made on first use and kept
+ * for the consumer's life, so a server pays for them once.
+ */
+#ifndef WARDEN_RUN_H
+#define WARDEN_RUN_H
+
+#include <stddef.h>
+
+#include "error.h"
+#include "spawn.h"
+#include "wconfig.h"
+
+struct json_t;
+
+/* The exit statuses of a run besides the command's own. */
+#define WARDEN_RUN_TIMEOUT 124        /* the timeout fired (as timeout(1)) */
+#define WARDEN_RUN_SANDBOX_ERROR 125  /* the runner failed, the command never ran */
+#define WARDEN_RUN_CANNOT_EXEC 126    /* found but not executable (as shells) */
+#define WARDEN_RUN_NOT_FOUND 127      /* no such program (as shells) */
+
+/* The longest timeout: a day. */
+#define WARDEN_RUN_TIMEOUT_MAX_MS 86400000L
+
+struct warden_consumer;
+
+/* What to run.  Either command (run through the configured shell) or
+ * argv/argc (exact) is set. */
+struct warden_run_request {
+	const char *session_id;     /* NULL or "": no session */
+	const char *command;        /* SHELL -c COMMAND */
+	const char *const *argv;    /* or this argv, exactly */
+	size_t argc;
+	long timeout_ms;            /* 0: none */
+	int require_full;           /* on top of the config's require_full */
+	int escalate;               /* enum warden_sandbox_mode asked for, 0: none */
+	const char *justification;  /* with escalate: why (the request's reason) */
+	int pipe_stdout;            /* stdout through a pipe (spawn.h): the
+	                               report then knows whether the output
+	                               ended with a newline */
+	/* Called with one line for the caller's user while the run goes on
+	 * (e.g. "escalation to danger-full-access allowed once (answerer
+	 * r)"), before the command starts; may be NULL. */
+	void (*notice)(void *arg, const char *line);
+	void *notice_arg;
+};
+
+/* Everything a run's report says: the JSON object, the session event and
+ * the exit status are all built from this. */
+struct warden_run_report {
+	const char **argv;          /* the command's argv (strings borrowed
+	                               from the request or the config) */
+	size_t argc;
+	char session[129];          /* "" without a session */
+	int started;                /* the runner or the command was started */
+	int cls;                    /* enum warden_run_class, 0 when not started */
+	int exit_code;              /* -1 when killed by a signal or not started */
+	int signal;                 /* 0 when none */
+	int mode;                   /* the mode it ran (or would have run) under */
+	int mode_source;
+	char backend[128];          /* "" when not confined */
+	int enforcement;            /* 0 when not confined */
+	long duration_ms;
+	int timed_out;
+	int policy;                 /* the effective approval policy */
+	int escalated_mode;         /* 0: no escalation asked */
+	int escalation_outcome;     /* enum warden_outcome, 0 when not decided */
+	char escalation_answerer[128]; /* the deciding answerer, "" when none */
+	char request_id[64];        /* the approval request's id, "" when none */
+	char reason[WARDEN_ERROR_MAX + 256]; /* what decided the class, or why
+	                               not run */
+	int status;                 /* the exit status the run stands for */
+	const char *refused;        /* "unavailable", "require-full",
+	                               "escalation", "not-found", ... when
+	                               nothing started */
+	char record_error[WARDEN_ERROR_MAX]; /* why the sandbox/run event could
+	                               not be appended ("" when it was, or
+	                               when there is no session) */
+	struct warden_spawn_result *spawn; /* the spawn's result, or NULL */
+};
+
+/* A consumer over cfg (borrowed: it must outlive the consumer). */
+int warden_consumer_new(const struct warden_config *cfg,
+                        struct warden_consumer **out,
+                        struct warden_error *err);
+void warden_consumer_free(struct warden_consumer *c);
+
+/*
+ * Runs one request.  Returns 0 with *rep filled when there is a report to
+ * give — a run, or a refusal worth reporting (rep->started says which);
+ * rep->status is then the exit status it stands for.  Returns a negative
+ * WARDEN_E* with err for an error before any report (a bad session, a
+ * damaged log, a bad request).  Free the report with
+ * warden_run_report_clear() either way.
+ */
+int warden_consumer_run(struct warden_consumer *c,
+                        const struct warden_run_request *req,
+                        struct warden_run_report *rep,
+                        struct warden_error *err);
+
+void warden_run_report_clear(struct warden_run_report *rep);
+
+/* The report's fields as a JSON object (the --json object and the
+ * sandbox/run event share them); NULL when out of memory. */
+struct json_t *warden_run_report_json(const struct warden_run_report *rep);
+
+/* The mode an agent may ask for after a denial under `mode`. */
+int warden_run_next_mode(int mode);
+
+/* What a denial under rep's mode refused, in words for the agent:
+ * "a write was refused (read-only allows none)", ... */
+const char *warden_run_denial_what(const struct warden_run_report *rep);
+
+#endif
