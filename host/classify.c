@@ -164,6 +164,8 @@ int warden_classify_runner_failed(const struct warden_classify_facts *facts,
 struct denial_ctx {
 	const struct warden_classify_facts *facts;
 	const char *matched;
+	const char *line;       /* the line that matched, and its length */
+	size_t n;
 };
 
 static int line_is_denial(const char *line, size_t n, const void *vctx)
@@ -180,6 +182,8 @@ static int line_is_denial(const char *line, size_t n, const void *vctx)
 
 		if (sig != NULL && sig[0] != '\0' && contains(line, n, sig)) {
 			((struct denial_ctx *)vctx)->matched = sig;
+			((struct denial_ctx *)vctx)->line = line;
+			((struct denial_ctx *)vctx)->n = n;
 			return 1;
 		}
 	}
@@ -207,6 +211,7 @@ void warden_classify(const struct warden_classify_facts *facts,
 
 	if (facts == NULL)
 		facts = &none;
+	out->denied_line[0] = '\0';
 	describe_exit(run->wait_status, how, sizeof(how));
 
 	if (run->exec_evidence == WARDEN_EXEC_NOT_HAPPENED) {
@@ -238,6 +243,10 @@ void warden_classify(const struct warden_classify_facts *facts,
 		snprintf(out->reason, sizeof(out->reason),
 		         "denial signature \"%.100s\" in stderr (%s)", dctx.matched,
 		         how);
+		snprintf(out->denied_line, sizeof(out->denied_line), "%.*s",
+		         (int)(dctx.n < sizeof(out->denied_line) ? dctx.n
+		                                                 : sizeof(out->denied_line) - 1),
+		         dctx.line);
 		return;
 	}
 	out->cls = WARDEN_CLASS_FAILED;

@@ -61,6 +61,8 @@ struct warden_run_facts {
 struct warden_classification {
 	int cls;                /* enum warden_run_class */
 	char reason[256];       /* one line: what decided, for logs */
+	char denied_line[512];  /* denied: the stderr line that carried the
+	                           signature (cut to fit), else "" */
 };
 
 /*

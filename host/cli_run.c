@@ -229,12 +229,12 @@ static void print_denial(const struct warden_run_report *rep,
 	if (rep->policy == WARDEN_POLICY_NEVER) {
 		fprintf(stderr,
 		        "warden: denied by the %s sandbox (%s): %s; escalation is not possible (approval policy never)\n",
-		        mode, rep->backend, warden_run_denial_what(rep));
+		        mode, rep->backend, rep->denial);
 		return;
 	}
 	fprintf(stderr,
 	        "warden: denied by the %s sandbox (%s): %s; to ask for more: warden run --escalate %s --justification 'WHY' %s\n",
-	        mode, rep->backend, warden_run_denial_what(rep),
+	        mode, rep->backend, rep->denial,
 	        warden_mode_name(warden_run_next_mode(rep->mode)),
 	        o->command != NULL ? "-c '...'" : "-- ...");
 }

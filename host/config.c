@@ -52,7 +52,7 @@ static const char *const warden_keys[] = {
 static const char *const preset_keys[] = {
 	"sandbox", "approval", "label", "description", NULL,
 };
-static const char *const backend_keys[] = { "plugin", NULL };
+static const char *const backend_keys[] = { "plugin", "required", NULL };
 static const char *const answerer_keys[] = {
 	"plugin", "isolation", "timeout_ms", NULL,
 };
@@ -599,6 +599,15 @@ static int plugin_key(struct parser *p, int k, const char *key, const char *v)
 		pl->plugin_line = p->line;
 		return !p->failed;
 	case 1:
+		if (p->type == SECT_BACKEND) {
+			int b = parse_bool(v);
+
+			if (b < 0)
+				return fail(p, "[%s] required = %s: allowed: true, "
+				            "false (or yes, no, 1, 0)", p->header, v);
+			pl->required = b;
+			return 1;
+		}
 		if (strcmp(v, "inproc") == 0)
 			pl->isolation = WARDEN_ISOLATION_INPROC;
 		else if (strcmp(v, "process") == 0)

@@ -62,6 +62,7 @@ void warden_consumer_free(struct warden_consumer *c)
 void warden_run_report_clear(struct warden_run_report *rep)
 {
 	free(rep->argv);
+	warden_skipped_free(rep->skipped, rep->n_skipped);
 	free(rep->spawn);
 	memset(rep, 0, sizeof(*rep));
 }
@@ -154,67 +155,6 @@ static int program_check(const char *name, char *why, size_t whylen)
 	return WARDEN_RUN_NOT_FOUND;
 }
 
-static const char *backend_instance(const struct warden_loaded *b)
-{
-	return b->cfg != NULL && b->cfg->name != NULL ? b->cfg->name : "?";
-}
-
-/*
- * Confines argv for policy, honouring require_full: then only a backend
- * whose confinement is `full` is taken, tried in config order.  *refused
- * is set when usable backends exist but none is full (a refusal, not
- * unavailability).
- */
-static int confine_for_run(struct warden_sandbox *svc, const char *const *argv,
-                           size_t argc, const struct warden_policy *pol,
-                           int require_full, struct warden_confined **out,
-                           int *refused, struct warden_error *err)
-{
-	char reasons[WARDEN_ERROR_MAX] = "";
-	struct warden_error one = { 0, "" };
-	struct warden_probe probe;
-	size_t i, used = 0;
-	int any_usable = 0, r;
-
-	*refused = 0;
-	if (!require_full)
-		return warden_sandbox_confine(svc, argv, argc, pol, out, err);
-	for (i = 0; i < warden_sandbox_count(svc); i++) {
-		const char *name = backend_instance(warden_sandbox_backend(svc, i));
-		const char *why;
-
-		warden_sandbox_probe(svc, i, pol->mode, &probe);
-		if (!probe.usable)
-			continue;
-		any_usable = 1;
-		if (probe.enforcement != WARDEN_ENFORCEMENT_FULL) {
-			why = probe.detail[0] ? probe.detail : "partial";
-		} else {
-			r = warden_sandbox_confine_with(svc, name, argv, argc, pol, out, &one);
-			if (r == 0 && (*out)->enforcement == WARDEN_ENFORCEMENT_FULL)
-				return 0;
-			if (r == -WARDEN_EUSAGE || r == -WARDEN_EINTERNAL) {
-				*err = one;
-				return r;
-			}
-			why = r == 0 ? ((*out)->detail[0] ? (*out)->detail : "partial")
-			             : one.msg;
-			warden_confined_free(*out);
-			*out = NULL;
-		}
-		used += (size_t)snprintf(reasons + used, sizeof(reasons) - used,
-		                         "%s%s: %s", used ? "; " : "", name, why);
-		if (used >= sizeof(reasons))
-			used = sizeof(reasons) - 1;
-	}
-	if (!any_usable)  /* the service names each backend's reason */
-		return warden_sandbox_confine(svc, argv, argc, pol, out, err);
-	*refused = 1;
-	return warden_error_set(err, WARDEN_EREFUSED,
-	                        "refused: require_full is set and no backend enforces %s fully (%s)",
-	                        warden_mode_name(pol->mode), reasons);
-}
-
 /* ------------------------------------------------------------ escalation */
 
 /*
@@ -254,7 +194,7 @@ static json_t *json_or_null(json_t *v)
 /* The report's fields, shared by the --json object and the event. */
 json_t *warden_run_report_json(const struct warden_run_report *rep)
 {
-	json_t *o = json_object(), *args = json_array();
+	json_t *o = json_object(), *args = json_array(), *skipped;
 	size_t i;
 
 	for (i = 0; i < rep->argc; i++)
@@ -288,6 +228,18 @@ json_t *warden_run_report_json(const struct warden_run_report *rep)
 	}
 	if (rep->refused != NULL)
 		json_object_set_new(o, "refused", json_string(rep->refused));
+	json_object_set_new(o, "root", rep->root[0]
+	                    ? json_or_null(warden_json_string_lossy(rep->root)) : json_null());
+	skipped = json_array();
+	for (i = 0; i < rep->n_skipped; i++)
+		json_array_append_new(skipped, json_pack("{s:o,s:o}",
+		        "backend", json_or_null(warden_json_string_lossy(rep->skipped[i].backend)),
+		        "reason", json_or_null(warden_json_string_lossy(rep->skipped[i].reason))));
+	json_object_set_new(o, "skipped", skipped);
+	json_object_set_new(o, "denial", rep->denial[0]
+	                    ? json_or_null(warden_json_string_lossy(rep->denial)) : json_null());
+	json_object_set_new(o, "denied_path", rep->denied_path[0]
+	                    ? json_or_null(warden_json_string_lossy(rep->denied_path)) : json_null());
 	json_object_set_new(o, "reason", json_or_null(warden_json_string_lossy(rep->reason)));
 	return o;
 }
@@ -299,11 +251,104 @@ int warden_run_next_mode(int mode)
 	                                        : WARDEN_SANDBOX_DANGER_FULL_ACCESS;
 }
 
-const char *warden_run_denial_what(const struct warden_run_report *rep)
+/* Is path (lexically normal, absolute) root or below it? */
+static int under(const char *path, const char *root)
 {
-	return rep->mode == WARDEN_SANDBOX_READ_ONLY
-		? "a write was refused (read-only allows none)"
-		: "a write outside the workspace root was refused";
+	size_t n = strlen(root);
+
+	if (strcmp(root, "/") == 0)
+		return 1;
+	return strncmp(path, root, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+/*
+ * The first path the denied stderr line names: a word that starts with
+ * '/', or a quoted one ('...', "...", `...', or GNU's U+2018...U+2019),
+ * quotes removed, a relative one taken from the command's directory; an
+ * unquoted path ends at ": " or the end of the line.  0 with out filled
+ * (lexically normal), or -1 when the line names none.
+ */
+int warden_run_denied_path(const char *line, char out[PATH_MAX])
+{
+	static const char lq[] = "\xe2\x80\x98", rq[] = "\xe2\x80\x99";
+	char buf[PATH_MAX], cwd[PATH_MAX];
+	const char *p, *start = NULL, *end;
+	const char *close = NULL;
+
+	for (p = line; *p != '\0'; p++) {
+		int word = p == line || p[-1] == ' ';
+
+		if (word && strncmp(p, lq, 3) == 0) {
+			start = p + 3;
+			close = rq;
+			break;
+		}
+		if (word && (*p == '\'' || *p == '"' || *p == '`')) {
+			start = p + 1;
+			close = *p == '"' ? "\"" : "'";
+			break;
+		}
+		if (word && *p == '/') {
+			start = p;
+			break;
+		}
+	}
+	if (start == NULL)
+		return -1;
+	if (close != NULL)
+		end = strstr(start, close);
+	else
+		for (end = start; *end != '\0' && !(*end == ':' &&
+		     (end[1] == ' ' || end[1] == '\0')); end++)
+			;
+	if (end == NULL || end == start || (size_t)(end - start) >= sizeof(buf))
+		return -1;
+	if (*start != '/') {
+		size_t c;
+
+		if (getcwd(cwd, sizeof(cwd)) == NULL ||
+		    (c = strlen(cwd)) + 1 + (size_t)(end - start) >= sizeof(buf))
+			return -1;
+		memcpy(buf, cwd, c);
+		buf[c] = '/';
+		memcpy(buf + c + 1, start, (size_t)(end - start));
+		buf[c + 1 + (size_t)(end - start)] = '\0';
+	} else {
+		memcpy(buf, start, (size_t)(end - start));
+		buf[end - start] = '\0';
+	}
+	return warden_path_normalise(buf, out, NULL) < 0 ? -1 : 0;
+}
+
+/* Says what a denied run had refused: the path its stderr named and where
+ * that lies; without a path, the backend's own words when it gave them. */
+static void describe_denial(struct warden_run_report *rep,
+                            const struct warden_confined *cf,
+                            const char *line)
+{
+	size_t n = sizeof(rep->denial);
+
+	if (warden_run_denied_path(line, rep->denied_path) < 0)
+		rep->denied_path[0] = '\0';
+	if (rep->denied_path[0] == '\0' && cf != NULL && cf->denial_message[0])
+		snprintf(rep->denial, n, "%s", cf->denial_message);
+	else if (rep->denied_path[0] == '\0')
+		snprintf(rep->denial, n, "%s",
+		         rep->mode == WARDEN_SANDBOX_READ_ONLY
+		         ? "a write was refused (read-only allows none)"
+		         : "a write was refused");
+	else if (rep->mode == WARDEN_SANDBOX_READ_ONLY)
+		snprintf(rep->denial, n,
+		         "a write to %.300s was refused (read-only allows none)",
+		         rep->denied_path);
+	else if (under(rep->denied_path, rep->root))
+		snprintf(rep->denial, n,
+		         "a write to %.300s was refused: a read-only path inside the workspace root (a protected path, or one the backend keeps read-only)",
+		         rep->denied_path);
+	else
+		snprintf(rep->denial, n,
+		         "a write to %.300s, outside the workspace root %.300s, was refused",
+		         rep->denied_path, rep->root);
 }
 
 /* The exit status of a run that started. */
@@ -411,6 +456,11 @@ static int spawn_and_classify(struct run_ctx *x, struct warden_run_report *rep,
 	run.exec_evidence = exec;
 	warden_classify(&facts, &run, &cl);
 	rep->cls = cl.cls;
+	/* A runner that failed before exec never started the command. */
+	if (cl.cls == WARDEN_CLASS_SANDBOX_ERROR)
+		rep->started = 0;
+	if (cl.cls == WARDEN_CLASS_DENIED)
+		describe_denial(rep, cf, cl.denied_line);
 	snprintf(rep->reason, sizeof(rep->reason), "%s%s%s", cl.reason,
 	         why[0] ? ": " : "", why);
 	rep->status = run_status(rep, sr);
@@ -537,7 +587,9 @@ static int confine(struct run_ctx *x, const struct warden_resolved *res,
                    struct warden_run_report *rep, struct warden_error *err)
 {
 	struct warden_policy pol;
-	int r, refused;
+	char line[1024];
+	size_t i;
+	int r;
 
 	/* A backend that does not load is unusable with its reason; the
 	 * service names it if nothing else can confine. */
@@ -549,12 +601,13 @@ static int confine(struct run_ctx *x, const struct warden_resolved *res,
 	pol.workspace_root = res->root;
 	pol.session_id = rep->session;
 	pol.status_fd = STATUS_FD;
-	r = confine_for_run(x->c->sandbox, rep->argv, rep->argc, &pol,
-	                    x->req->require_full || x->c->cfg->require_full,
-	                    &x->confined, &refused, err);
-	if (r < 0 && (refused || r == -WARDEN_EUNAVAILABLE)) {
+	r = warden_sandbox_confine_flags(x->c->sandbox, rep->argv, rep->argc, &pol,
+	                                 x->req->require_full || x->c->cfg->require_full
+	                                 ? WARDEN_CONFINE_REQUIRE_FULL : 0,
+	                                 &x->confined, err);
+	if (r == -WARDEN_EREFUSED || r == -WARDEN_EUNAVAILABLE) {
 		rep->status = -r;
-		rep->refused = refused ? "require-full" : "unavailable";
+		rep->refused = r == -WARDEN_EREFUSED ? "require-full" : "unavailable";
 		snprintf(rep->reason, sizeof(rep->reason), "%s", err->msg);
 		warden_error_clear(err);
 		return 0;
@@ -563,6 +616,16 @@ static int confine(struct run_ctx *x, const struct warden_resolved *res,
 		return r;
 	snprintf(rep->backend, sizeof(rep->backend), "%s", x->confined->backend);
 	rep->enforcement = x->confined->enforcement;
+	/* The report takes the backends passed over, and says so at once. */
+	rep->skipped = x->confined->skipped;
+	rep->n_skipped = x->confined->n_skipped;
+	x->confined->skipped = NULL;
+	x->confined->n_skipped = 0;
+	for (i = 0; i < rep->n_skipped && x->req->notice != NULL; i++) {
+		snprintf(line, sizeof(line), "backend %s was skipped: %s; %s confines the command",
+		         rep->skipped[i].backend, rep->skipped[i].reason, rep->backend);
+		x->req->notice(x->req->notice_arg, line);
+	}
 	return 0;
 }
 
@@ -607,6 +670,7 @@ static int run_flow(struct run_ctx *x, struct warden_run_report *rep,
 	rep->policy = res.policy;
 	rep->mode = res.mode;
 	rep->mode_source = res.mode_source;
+	snprintf(rep->root, sizeof(rep->root), "%s", res.root);
 
 	r = program_check(rep->argv[0], why, sizeof(why));
 	if (r != 0) {

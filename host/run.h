@@ -40,9 +40,11 @@
 #ifndef WARDEN_RUN_H
 #define WARDEN_RUN_H
 
+#include <limits.h>
 #include <stddef.h>
 
 #include "error.h"
+#include "sandbox.h"
 #include "spawn.h"
 #include "wconfig.h"
 
@@ -108,6 +110,15 @@ struct warden_run_report {
 	const char *refused;        /* "unavailable", "require-full",
 	                               "escalation", "not-found", ... when
 	                               nothing started */
+	char root[PATH_MAX];        /* the workspace root it ran under, or "" */
+	struct warden_skipped *skipped; /* backends passed over before the one
+	                               that confined it, in config order */
+	size_t n_skipped;
+	char denial[1024];           /* denied: what was refused, in words for
+	                               the agent (the backend's, else the
+	                               host's from the stderr line), else "" */
+	char denied_path[PATH_MAX]; /* denied: the path the refused effect
+	                               named, when stderr said one, else "" */
 	char record_error[WARDEN_ERROR_MAX]; /* why the sandbox/run event could
 	                               not be appended ("" when it was, or
 	                               when there is no session) */
@@ -139,11 +150,12 @@ void warden_run_report_clear(struct warden_run_report *rep);
  * sandbox/run event share them); NULL when out of memory. */
 struct json_t *warden_run_report_json(const struct warden_run_report *rep);
 
+/* The first path a denied run's stderr line names (a word starting with
+ * '/', or quoted; relative ones from the current directory), lexically
+ * normal: 0 with out filled, or -1 when it names none. */
+int warden_run_denied_path(const char *line, char out[PATH_MAX]);
+
 /* The mode an agent may ask for after a denial under `mode`. */
 int warden_run_next_mode(int mode);
-
-/* What a denial under rep's mode refused, in words for the agent:
- * "a write was refused (read-only allows none)", ... */
-const char *warden_run_denial_what(const struct warden_run_report *rep);
 
 #endif

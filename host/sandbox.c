@@ -191,6 +191,42 @@ static void rules_free(struct warden_runner_rule *r, size_t n)
 	free(r);
 }
 
+/* Appends "name: why" to the list of skipped backends and to reasons. */
+static int skip(struct warden_skipped **list, size_t *n, const char *name,
+                const char *why, char *reasons, size_t *used, size_t cap)
+{
+	struct warden_skipped *grown;
+
+	*used += (size_t)snprintf(reasons + *used, cap - *used, "%s%s: %s",
+	                          *used ? "; " : "", name, why);
+	if (*used >= cap)
+		*used = cap - 1;
+	grown = realloc(*list, (*n + 1) * sizeof(*grown));
+	if (grown == NULL)
+		return -1;
+	*list = grown;
+	grown[*n].backend = strdup(name);
+	grown[*n].reason = strdup(why);
+	if (grown[*n].backend == NULL || grown[*n].reason == NULL) {
+		free(grown[*n].backend);
+		free(grown[*n].reason);
+		return -1;
+	}
+	(*n)++;
+	return 0;
+}
+
+void warden_skipped_free(struct warden_skipped *list, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(list[i].backend);
+		free(list[i].reason);
+	}
+	free(list);
+}
+
 void warden_confined_free(struct warden_confined *c)
 {
 	if (c == NULL)
@@ -198,6 +234,7 @@ void warden_confined_free(struct warden_confined *c)
 	strv_free(c->argv);
 	free(c->backend);
 	strv_free(c->writable_roots);
+	warden_skipped_free(c->skipped, c->n_skipped);
 	strv_free(c->denial_signatures);
 	rules_free(c->runner_rules, c->n_runner_rules);
 	free(c);
@@ -668,6 +705,9 @@ static int try_backend(struct warden_loaded *b, const struct warden_probe *probe
 	c->privilege_dropped = co.privilege_dropped == 1 && probe->privilege_dropped;
 	c->enforcement = co.enforcement;
 	snprintf(c->detail, sizeof(c->detail), "%s", co.detail);
+	co.denial_message[sizeof(co.denial_message) - 1] = '\0';
+	snprintf(c->denial_message, sizeof(c->denial_message), "%s",
+	         co.denial_message);
 	if (probe->enforcement == WARDEN_ENFORCEMENT_PARTIAL &&
 	    c->enforcement == WARDEN_ENFORCEMENT_FULL) {
 		c->enforcement = WARDEN_ENFORCEMENT_PARTIAL;
@@ -707,14 +747,15 @@ fail:
 
 static int confine(struct warden_sandbox *svc, const char *only,
                    const char *const *argv, size_t argc,
-                   const struct warden_policy *policy,
+                   const struct warden_policy *policy, int flags,
                    struct warden_confined **out, struct warden_error *err)
 {
 	char root[PATH_MAX], why[512], reasons[WARDEN_ERROR_MAX];
 	struct warden_policy pol;
 	struct warden_probe probe;
-	size_t i, used = 0, tried = 0;
-	int rc;
+	struct warden_skipped *skipped = NULL;
+	size_t i, used = 0, tried = 0, n_skipped = 0;
+	int rc, any_usable = 0, require_full = (flags & WARDEN_CONFINE_REQUIRE_FULL) != 0;
 
 	*out = NULL;
 	rc = check_request(svc, argv, argc, policy, root, err);
@@ -738,25 +779,56 @@ static int confine(struct warden_sandbox *svc, const char *only,
 	reasons[0] = '\0';
 	for (i = 0; i < svc->n; i++) {
 		struct warden_loaded *b = &svc->backends[i];
+		const char *name = backend_name(b);
+		int required = b->cfg != NULL && b->cfg->required;
 
-		if (only != NULL && strcmp(backend_name(b), only) != 0)
+		if (only != NULL && strcmp(name, only) != 0)
 			continue;
 		tried++;
 		warden_sandbox_probe(svc, i, pol.mode, &probe);
-		if (probe.usable &&
-		    try_backend(b, &probe, argv, argc, &pol, out, why, sizeof(why)) == 0)
-			return 0;
-		if (probe.usable == 0)
+		if (!probe.usable) {
 			snprintf(why, sizeof(why), "%s", probe.detail);
-		used += (size_t)snprintf(reasons + used, sizeof(reasons) - used,
-		                         "%s%s: %s", used ? "; " : "",
-		                         backend_name(b), why);
-		if (used >= sizeof(reasons))
-			used = sizeof(reasons) - 1;
+		} else {
+			any_usable = 1;
+			if (require_full && probe.enforcement != WARDEN_ENFORCEMENT_FULL) {
+				snprintf(why, sizeof(why), "partial (%s), and require_full is set",
+				         probe.detail[0] ? probe.detail : "no detail");
+			} else if (try_backend(b, &probe, argv, argc, &pol, out, why,
+			                       sizeof(why)) == 0) {
+				if (!require_full ||
+				    (*out)->enforcement == WARDEN_ENFORCEMENT_FULL) {
+					(*out)->skipped = skipped;
+					(*out)->n_skipped = n_skipped;
+					return 0;
+				}
+				snprintf(why, sizeof(why), "partial (%s), and require_full is set",
+				         (*out)->detail[0] ? (*out)->detail : "no detail");
+				warden_confined_free(*out);
+				*out = NULL;
+			}
+		}
+		if (skip(&skipped, &n_skipped, name, why, reasons, &used,
+		         sizeof(reasons)) < 0) {
+			warden_skipped_free(skipped, n_skipped);
+			return warden_error_set(err, WARDEN_EOS, "sandbox: out of memory");
+		}
+		if (required) {
+			/* Its failure is the answer: no fallback to a backend
+			 * without the protection it adds. */
+			warden_skipped_free(skipped, n_skipped);
+			return warden_error_set(err, WARDEN_EUNAVAILABLE,
+			                        WARDEN_SANDBOX_UNAVAILABLE ": backend %s is required (required = yes) and cannot confine %s (%s)",
+			                        name, warden_mode_name(pol.mode), reasons);
+		}
 	}
+	warden_skipped_free(skipped, n_skipped);
 	if (tried == 0)
 		return warden_error_set(err, WARDEN_EUNAVAILABLE,
 		                        WARDEN_SANDBOX_UNAVAILABLE ": no sandbox backend is configured (add a [backend NAME] section)");
+	if (require_full && any_usable)
+		return warden_error_set(err, WARDEN_EREFUSED,
+		                        "refused: require_full is set and no backend enforces %s fully (%s)",
+		                        warden_mode_name(pol.mode), reasons);
 	return warden_error_set(err, WARDEN_EUNAVAILABLE,
 	                        WARDEN_SANDBOX_UNAVAILABLE ": no backend can enforce %s (%s)",
 	                        warden_mode_name(pol.mode), reasons);
@@ -768,7 +840,16 @@ int warden_sandbox_confine(struct warden_sandbox *svc,
                            struct warden_confined **out,
                            struct warden_error *err)
 {
-	return confine(svc, NULL, argv, argc, policy, out, err);
+	return confine(svc, NULL, argv, argc, policy, 0, out, err);
+}
+
+int warden_sandbox_confine_flags(struct warden_sandbox *svc,
+                                 const char *const *argv, size_t argc,
+                                 const struct warden_policy *policy, int flags,
+                                 struct warden_confined **out,
+                                 struct warden_error *err)
+{
+	return confine(svc, NULL, argv, argc, policy, flags, out, err);
 }
 
 int warden_sandbox_confine_with(struct warden_sandbox *svc, const char *backend,
@@ -780,5 +861,5 @@ int warden_sandbox_confine_with(struct warden_sandbox *svc, const char *backend,
 	if (backend == NULL)
 		return warden_error_set(err, WARDEN_EINTERNAL,
 		                        "sandbox: confine_with called without a backend name");
-	return confine(svc, backend, argv, argc, policy, out, err);
+	return confine(svc, backend, argv, argc, policy, 0, out, err);
 }

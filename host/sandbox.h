@@ -32,6 +32,13 @@
 
 struct warden_sandbox;
 
+/* A backend passed over before the one that confines: its instance name
+ * and why (unusable, failed, partial under require_full). */
+struct warden_skipped {
+	char *backend;
+	char *reason;
+};
+
 /* ConfinedArgv: everything is owned by this struct (host copies). */
 struct warden_confined {
 	char **argv;            /* the replacement argv, NULL-terminated */
@@ -41,6 +48,7 @@ struct warden_confined {
 	int enforcement;        /* enum warden_enforcement */
 	int privilege_dropped;  /* 1: no capability, no_new_privs */
 	char detail[256];       /* what is partial, or "" */
+	char denial_message[256]; /* the backend's words for a denial, or "" */
 	char **writable_roots;  /* NULL-terminated */
 	size_t n_writable_roots;
 	int evidence;           /* enum warden_evidence in effect */
@@ -51,12 +59,16 @@ struct warden_confined {
 	size_t n_denial_signatures;
 	struct warden_runner_rule *runner_rules;
 	size_t n_runner_rules;
+	/* The backends tried before this one, in config order. */
+	struct warden_skipped *skipped;
+	size_t n_skipped;
 };
 
 /* A view of c's facts for warden_classify(); valid while c lives. */
 struct warden_classify_facts warden_confined_facts(const struct warden_confined *c);
 
 void warden_confined_free(struct warden_confined *c);
+void warden_skipped_free(struct warden_skipped *list, size_t n);
 
 /*
  * In a child after fork(), with 0, 1, 2 already in place: moves
@@ -115,6 +127,19 @@ int warden_sandbox_confine(struct warden_sandbox *svc,
                            const struct warden_policy *policy,
                            struct warden_confined **out,
                            struct warden_error *err);
+
+/* warden_sandbox_confine() with flags: */
+enum {
+	/* Only a backend whose confinement is `full`; a partial one is
+	 * skipped ("partial (...), and require_full is set"); when usable
+	 * backends exist but none is full: WARDEN_EREFUSED ("refused: ..."). */
+	WARDEN_CONFINE_REQUIRE_FULL = 1,
+};
+int warden_sandbox_confine_flags(struct warden_sandbox *svc,
+                                 const char *const *argv, size_t argc,
+                                 const struct warden_policy *policy, int flags,
+                                 struct warden_confined **out,
+                                 struct warden_error *err);
 
 /* The same with only the backend named `backend` (an instance name);
  * an unknown name is WARDEN_EUSAGE. */

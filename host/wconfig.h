@@ -46,6 +46,8 @@ struct warden_config_plugin {
 	unsigned plugin_line;   /* line of the plugin key */
 	int isolation;          /* answerers: enum warden_isolation */
 	long timeout_ms;        /* answerers: 0 = no host timeout */
+	int required;           /* backends: 1 = its failure is
+	                           SANDBOX_UNAVAILABLE, never a fallback */
 	struct warden_kv *kv;   /* the plugin's own keys, file order (owned) */
 	size_t kv_count;
 };

@@ -72,6 +72,9 @@ static int fake_confine(void *state, const char *const *argv, size_t argc,
 	out->privilege_dropped = f->privilege_dropped;
 	out->evidence = f->bad == EVIDENCE_NO_FD || policy->status_fd >= 0
 		? WARDEN_EVIDENCE_EXEC_PIPE : WARDEN_EVIDENCE_NONE;
+	if (WARDEN_CONFINE_OUT_HAS(out, denial_message))
+		snprintf(out->denial_message, sizeof(out->denial_message),
+		         "%s refuses writes outside %s", f->name, policy->workspace_root);
 	return 0;
 }
 
@@ -546,6 +549,112 @@ static void test_facts_are_deep_copies_and_carry_the_status_fd(void **s)
 	warden_sandbox_free(svc);
 }
 
+static void test_skipped_backends_are_named_in_order_with_their_reasons(void **s)
+{
+	struct warden_sandbox *svc;
+	struct warden_confined *c = NULL;
+	struct warden_error err = { 0, "" };
+	struct warden_policy p = policy(WARDEN_MODE_WORKSPACE_WRITE, root, -1);
+
+	(void)s;
+	not_loaded(0, "gone", WARDEN_LOAD_MISSING, "/x/gone.so: No such file or directory");
+	backend(1, "cannot", 0, 0, 0);
+	backend(2, "fails", 1, WARDEN_ENFORCEMENT_FULL, 1);
+	fakes[2].bad = FAILS;
+	backend(3, "works", 1, WARDEN_ENFORCEMENT_FULL, 1);
+	svc = service(4);
+	assert_int_equal(warden_sandbox_confine(svc, cmd, 1, &p, &c, &err), 0);
+	assert_string_equal(c->backend, "works");
+	assert_int_equal(c->n_skipped, 3);
+	assert_string_equal(c->skipped[0].backend, "gone");
+	assert_non_null(strstr(c->skipped[0].reason, "missing: /x/gone.so"));
+	assert_string_equal(c->skipped[1].backend, "cannot");
+	assert_non_null(strstr(c->skipped[1].reason, "cannot says no"));
+	assert_string_equal(c->skipped[2].backend, "fails");
+	assert_non_null(strstr(c->skipped[2].reason, "cannot today"));
+	/* The backend's own words for a denial are kept. */
+	assert_non_null(strstr(c->denial_message, "works refuses writes outside"));
+	warden_confined_free(c);
+	/* The first one works: nothing skipped. */
+	assert_int_equal(warden_sandbox_confine_with(svc, "works", cmd, 1, &p, &c, &err), 0);
+	assert_int_equal(c->n_skipped, 0);
+	warden_confined_free(c);
+	warden_sandbox_free(svc);
+}
+
+static void test_a_required_backend_that_fails_is_sandbox_unavailable(void **s)
+{
+	struct warden_sandbox *svc;
+	struct warden_confined *c = (void *)1;
+	struct warden_error err = { 0, "" };
+	struct warden_policy p = policy(WARDEN_MODE_WORKSPACE_WRITE, root, -1);
+
+	(void)s;
+	backend(0, "team", 1, WARDEN_ENFORCEMENT_FULL, 1);
+	fakes[0].bad = FAILS;
+	cfgs[0].required = 1;
+	backend(1, "fallback", 1, WARDEN_ENFORCEMENT_FULL, 1);
+	svc = service(2);
+	assert_int_equal(warden_sandbox_confine(svc, cmd, 1, &p, &c, &err), -WARDEN_EUNAVAILABLE);
+	assert_null(c);
+	assert_non_null(strstr(err.msg, "SANDBOX_UNAVAILABLE: backend team is required"));
+	assert_non_null(strstr(err.msg, "cannot today"));
+	assert_int_equal(fakes[1].confines, 0);
+	warden_sandbox_free(svc);
+
+	/* An unusable required backend too; a required one that works is used. */
+	backend(0, "team", 0, 0, 0);
+	cfgs[0].required = 1;
+	backend(1, "fallback", 1, WARDEN_ENFORCEMENT_FULL, 1);
+	svc = service(2);
+	c = (void *)1;
+	assert_int_equal(warden_sandbox_confine(svc, cmd, 1, &p, &c, &err), -WARDEN_EUNAVAILABLE);
+	assert_int_equal(fakes[1].confines, 0);
+	warden_sandbox_free(svc);
+	backend(0, "team", 1, WARDEN_ENFORCEMENT_FULL, 1);
+	cfgs[0].required = 1;
+	svc = service(1);
+	assert_int_equal(warden_sandbox_confine(svc, cmd, 1, &p, &c, &err), 0);
+	assert_string_equal(c->backend, "team");
+	warden_confined_free(c);
+	warden_sandbox_free(svc);
+}
+
+static void test_require_full_skips_partial_backends_or_refuses(void **s)
+{
+	struct warden_sandbox *svc;
+	struct warden_confined *c = NULL;
+	struct warden_error err = { 0, "" };
+	struct warden_policy p = policy(WARDEN_MODE_WORKSPACE_WRITE, root, -1);
+
+	(void)s;
+	backend(0, "half", 1, WARDEN_ENFORCEMENT_PARTIAL, 1);
+	backend(1, "whole", 1, WARDEN_ENFORCEMENT_FULL, 1);
+	svc = service(2);
+	assert_int_equal(warden_sandbox_confine_flags(svc, cmd, 1, &p, WARDEN_CONFINE_REQUIRE_FULL,
+	                                              &c, &err), 0);
+	assert_string_equal(c->backend, "whole");
+	assert_int_equal(c->n_skipped, 1);
+	assert_non_null(strstr(c->skipped[0].reason, "require_full is set"));
+	assert_int_equal(fakes[0].confines, 0);
+	warden_confined_free(c);
+	warden_sandbox_free(svc);
+
+	backend(0, "half", 1, WARDEN_ENFORCEMENT_PARTIAL, 1);
+	svc = service(1);
+	c = (void *)1;
+	assert_int_equal(warden_sandbox_confine_flags(svc, cmd, 1, &p, WARDEN_CONFINE_REQUIRE_FULL,
+	                                              &c, &err), -WARDEN_EREFUSED);
+	assert_null(c);
+	assert_non_null(strstr(err.msg, "refused: require_full is set and no backend enforces workspace-write fully"));
+	assert_non_null(strstr(err.msg, "half: partial"));
+	/* Without the flag the partial one serves. */
+	assert_int_equal(warden_sandbox_confine(svc, cmd, 1, &p, &c, &err), 0);
+	assert_string_equal(c->backend, "half");
+	warden_confined_free(c);
+	warden_sandbox_free(svc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -564,6 +673,9 @@ int main(void)
 		cmocka_unit_test(test_contract_breaches_skip_the_backend),
 		cmocka_unit_test(test_backend_selected_by_name),
 		cmocka_unit_test(test_facts_are_deep_copies_and_carry_the_status_fd),
+		cmocka_unit_test(test_skipped_backends_are_named_in_order_with_their_reasons),
+		cmocka_unit_test(test_a_required_backend_that_fails_is_sandbox_unavailable),
+		cmocka_unit_test(test_require_full_skips_partial_backends_or_refuses),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -277,6 +277,11 @@ struct warden_confine_out {
 	 * reaches no socket the knob forbids; 0 (not set) counts as partial. */
 	int network_enforcement;
 	char network_detail[256]; /* what is partial about the network */
+	/* One line the host shows after a run this confinement denied, in the
+	 * backend's words (what it refuses, e.g. "the host is read-only
+	 * outside ROOT; .git/hooks and .git/config stay read-only inside");
+	 * "" for none: the host then says what it can tell from the run. */
+	char denial_message[256];
 };
 
 /* Whether the host's struct warden_confine_out includes `field`. */
