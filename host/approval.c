@@ -425,24 +425,24 @@ static int consult(struct warden_approval *a, struct link *l,
 		case WARDEN_WORKER_SIGNAL: return CONSULT_SIGNAL;
 		case WARDEN_WORKER_DEADLINE: return CONSULT_DEADLINE;
 		case WARDEN_WORKER_TIMEOUT:
-			say(reason, len, "answerer %s timed out after %ld ms "
-			         "(worker killed)", l->name, l->timeout_ms);
+			say(reason, len, "timed out after %ld ms (worker killed)",
+			    l->timeout_ms);
 			return CONSULT_UNAVAILABLE;
 		default:
-			say(reason, len, "answerer %s: %s", l->name, err);
+			say(reason, len, "%s", err);
 			return CONSULT_UNAVAILABLE;
 		}
 	} else {
 		if (atomic_load(&l->busy)) {
-			say(reason, len, "answerer %s is still busy with a "
-			         "request that was given up", l->name);
+			say(reason, len, "still busy with a request that was "
+			    "given up");
 			return CONSULT_UNAVAILABLE;
 		}
 		if (l->kind == LINK_PLUGIN) {
 			load_inproc(a, l);
 			if (l->lp == NULL || l->lp->status != WARDEN_LOAD_LOADED) {
-				say(reason, len, "answerer %s: plugin %s: %s",
-				         l->name, l->lp == NULL ? "not loaded"
+				say(reason, len, "plugin %s: %s",
+				         l->lp == NULL ? "not loaded"
 				         : warden_load_status_name(l->lp->status),
 				         l->lp == NULL ? "out of memory" : l->lp->reason);
 				return CONSULT_UNAVAILABLE;
@@ -458,13 +458,11 @@ static int consult(struct warden_approval *a, struct link *l,
 		case WARDEN_WAIT_SIGNAL: return CONSULT_SIGNAL;
 		case WARDEN_WAIT_DEADLINE: return CONSULT_DEADLINE;
 		case WARDEN_WAIT_TIMEOUT:
-			say(reason, len, "answerer %s timed out after %ld ms "
-			         "(its answer will be discarded)", l->name,
-			         l->timeout_ms);
+			say(reason, len, "timed out after %ld ms (its answer "
+			    "will be discarded)", l->timeout_ms);
 			return CONSULT_UNAVAILABLE;
 		default:
-			say(reason, len, "answerer %s: cannot call it: %s",
-			         l->name, strerror(errno));
+			say(reason, len, "cannot call it: %s", strerror(errno));
 			return CONSULT_UNAVAILABLE;
 		}
 	}
@@ -478,12 +476,11 @@ static int consult(struct warden_approval *a, struct link *l,
 	case WARDEN_DECISION_DELEGATE:
 		return CONSULT_DELEGATE;
 	case WARDEN_DECISION_ERROR:
-		say(reason, len, "answerer %s failed: %s", l->name,
-		         err[0] ? err : "no reason given");
+		say(reason, len, "failed: %s", err[0] ? err : "no reason given");
 		return CONSULT_UNAVAILABLE;
 	default:
-		say(reason, len, "answerer %s returned %d, outside the "
-		         "closed set of decisions", l->name, d);
+		say(reason, len, "returned %d, outside the closed set of "
+		    "decisions", d);
 		return CONSULT_UNAVAILABLE;
 	}
 }

@@ -168,10 +168,11 @@ static void print_text(const struct warden_config_plugin *cfg,
 	       warden_load_status_name(r->status));
 	if (r->reason[0])
 		printf(": %s", r->reason);
+	/* What the plugin says it is, once its descriptor was accepted; a
+	 * refused ABI is already in the reason. */
 	if (r->name[0])
-		printf("; %s %s", r->name, r->version);
-	if (r->abi_major)
-		printf(", abi %u.%u", r->abi_major, r->abi_minor);
+		printf("; %s %s, abi %u.%u", r->name, r->version, r->abi_major,
+		       r->abi_minor);
 	if (cfg->kind == WARDEN_PLUGIN_ANSWERER)
 		printf(", isolation %s", cfg->isolation == WARDEN_ISOLATION_PROCESS
 		       ? "process" : "inproc");

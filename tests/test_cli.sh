@@ -44,7 +44,7 @@ real_zoo=$(cd "$zoo" && pwd -P)
 expect_line "$dir/out" "config: $dir/zoo.ini"
 expect_line "$dir/out" "[backend zb] loaded; zoo-backend 1.0, abi 1.1; $real_zoo/zoo_backend.so"
 expect_line "$dir/out" "[answerer good] loaded; zoo-answerer 1.0, abi 1.1, isolation process; $real_zoo/zoo_answerer.so"
-expect_line "$dir/out" "[answerer major] malformed: abi 2.0, host speaks 1.x, abi 2.0, isolation process; $real_zoo/zoo_abi_major.so"
+expect_line "$dir/out" "[answerer major] malformed: abi 2.0, host speaks 1.x, isolation process; $real_zoo/zoo_abi_major.so"
 expect_line "$dir/out" "[answerer gone] missing: no such file: $zoo/zoo_gone.so, isolation process; $zoo/zoo_gone.so"
 expect_line "$dir/out" "[answerer openerr] failed: cannot reach the policy service of openerr; open-error 1.0, abi 1.1, isolation process; $real_zoo/zoo_open_error.so"
 grep -q '^\[answerer crash\] failed: crashed while loading or opening: Segmentation fault' "$dir/out" ||
@@ -86,6 +86,16 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["ok"] is F
 status=0
 "$WARDEN" --config "$dir/bad.ini" plugins >/dev/null 2>&1 || status=$?
 [ "$status" -eq 78 ] || fail "plugins on a bad config exited $status"
+
+# A plugin named by a relative path with a slash is no status of the
+# listing (warden-plugin(7)): it is a config error that stops it, file:line.
+printf '[warden]\n[answerer good]\nplugin = zoo_answerer\n[answerer rel]\nplugin = sub/x.so\n' >"$dir/rel.ini"
+chmod 644 "$dir/rel.ini"
+status=0
+"$WARDEN" --config "$dir/rel.ini" plugins >"$dir/out" 2>"$dir/err" || status=$?
+[ "$status" -eq 78 ] || fail "plugins with a relative plugin path exited $status, not 78"
+[ ! -s "$dir/out" ] || fail "plugins listed something despite the config error: $(cat "$dir/out")"
+expect_line "$dir/err" "warden: $dir/rel.ini:5: [answerer rel] plugin = sub/x.so: allowed: a plugin name (A-Z a-z 0-9 _ - ., found as NAME.so in plugin_dir) or an absolute path"
 
 # A config anyone may write is refused.
 chmod 666 "$dir/bad.ini"

@@ -26,6 +26,17 @@ case $cflags in
 *) bad "pkg-config --cflags warden-plugin gave '$cflags', not the stage" ;;
 esac
 
+# The ABI version as pkg-config variables, equal to the installed header's.
+hdr=$(find "$stage" -path '*/include/warden/plugin.h' | head -n 1)
+for v in major minor; do
+	V=$(echo "$v" | tr a-z A-Z)
+	want=$(sed -n "s/^#define WARDEN_PLUGIN_ABI_$V \([0-9]*\)\$/\1/p" "$hdr")
+	got=$(pkg-config --variable="abi_$v" warden-plugin)
+	[ -n "$want" ] && [ "$got" = "$want" ] ||
+		bad "pkg-config --variable=abi_$v warden-plugin gave '$got', the header says '$want'"
+done
+ok "warden-plugin.pc: abi_major $(pkg-config --variable=abi_major warden-plugin), abi_minor $(pkg-config --variable=abi_minor warden-plugin), as in plugin.h"
+
 # --- 2. build the templates with exactly the documented command
 for t in allowtool robwrap; do
 	src=$examples/$t.c

@@ -32,6 +32,8 @@ decision = cancelled"
 answerers none
 answerers hang "[answerer hang]
 plugin = zoo_decide_hang"
+answerers broken "[answerer boom]
+plugin = zoo_decide_error"
 
 # session CONFIG: a fresh session in $T/ws, exported.
 session() {
@@ -99,6 +101,14 @@ for c in reject cancel none; do
 	[ "$(events $c approval/decided | "$PY" -c 'import json,sys; print(json.load(sys.stdin)["outcome"])')" = $outcome ] &&
 		ok "$c: approval/decided says $outcome" || fail "$c: approval/decided"
 done
+echo "---- a failing answerer: named once, with its own reason"
+session broken
+wr broken run --escalate danger-full-access --justification x -c "echo escalated >'$T/outside/file'"
+expect "an answerer that fails" 77
+err_has "its name and reason, said once" "^warden: run: escalation to danger-full-access was not granted: the approval outcome is unavailable: answerer boom: failed: the policy service is unreachable; nothing was run$"
+grep -q 'answerer boom: answerer boom' "$T/err" && fail "the answerer is named twice: $(cat "$T/err")"
+[ "$(cat "$T/outside/file")" = original ] && ok "nothing ran" || fail "the command ran after a failing answerer"
+
 session allow
 "$WARDEN" --config "$T/allow.ini" policy set never >/dev/null
 wr allow run --escalate danger-full-access --justification x -c "echo escalated >'$T/outside/file'"
