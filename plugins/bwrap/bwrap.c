@@ -3,8 +3,8 @@
  *
  * confine() wraps an exact argv as
  *
- *   LAUNCHER BWRAP --ro-bind / / --dev /dev --unshare-pid --proc /proc
- *         --new-session --die-with-parent --cap-drop ALL
+ *   LAUNCHER BWRAP --ro-bind / / --dev /dev --unshare-pid --unshare-ipc
+ *         --proc /proc --new-session --die-with-parent --cap-drop ALL
  *         [--unshare-user --disable-userns]
  *         [workspace-write: --tmpfs /tmp --bind ROOT ROOT
  *                           --ro-bind P P  (each protected path P)]
@@ -12,7 +12,8 @@
  *         -- ARGV...
  *
  * The whole host is visible read-only; a fresh /dev and a private /proc
- * of a new PID namespace; a new session (no TIOCSTI into the caller's
+ * of a new PID namespace; a private IPC namespace (no host SysV IPC object
+ * or POSIX message queue is reachable); a new session (no TIOCSTI into the caller's
  * terminal); every capability dropped, so root inside cannot remount the
  * read-only bind writable or mknod a disk.  --tmpfs /tmp comes before the
  * root's bind so a root under /tmp stays visible.  --json-status-fd is
@@ -23,8 +24,9 @@
  * environment and into the command's (--setenv), so a library the
  * spawner's environment names never runs inside bwrap, which holds every
  * capability of a root caller before it has built the sandbox.  It also
- * closes every descriptor above 2 but the --json-status-fd one: bwrap
- * hands every open descriptor to the command.
+ * closes every descriptor above 2 but those bwrap's options name (bwrap
+ * hands every open descriptor to the command), and asks for SIGKILL when
+ * its parent dies.
  *
  * Config keys ([backend NAME] with plugin = bwrap):
  *   path       the bwrap binary, absolute (default: configure's
@@ -250,6 +252,7 @@ static void base_flags(struct args *a, const char *launcher, const char *path,
 	add(a, "--ro-bind"); add(a, "/"); add(a, "/");
 	add(a, "--dev"); add(a, "/dev");
 	add(a, "--unshare-pid");
+	add(a, "--unshare-ipc");
 	add(a, "--proc"); add(a, "/proc");
 	add(a, "--new-session");
 	add(a, "--die-with-parent");
