@@ -252,6 +252,7 @@ static void test_probe_reports_full_read_only_and_partial_workspace_write(void *
 	assert_int_equal(p.enforcement, WARDEN_ENFORCEMENT_FULL);
 	assert_int_equal(p.privilege_dropped, 1);
 	assert_non_null(strstr(p.detail, "landlock ABI"));
+	assert_non_null(strstr(p.detail, "IPC and PID namespaces of its own"));
 	warden_sandbox_probe(h.svc, 0, WARDEN_MODE_WORKSPACE_WRITE, &p);
 	assert_int_equal(p.usable, 1);
 	assert_int_equal(p.enforcement, WARDEN_ENFORCEMENT_PARTIAL);
@@ -293,6 +294,64 @@ static void test_confine_builds_the_exact_runner_argv(void **state)
 	assert_int_equal(c->evidence, WARDEN_EVIDENCE_NONE);
 	assert_int_equal(c->n_writable_roots, 0);
 	assert_int_equal(c->enforcement, WARDEN_ENFORCEMENT_FULL);
+	warden_confined_free(c);
+	host_close(&h);
+}
+
+/* confine() with read_only_paths: 0 with *c set, or the error code with
+ * the message in msg. */
+static int confine_ro_paths(struct host *h, int mode, const char *const *paths,
+                            size_t n, struct warden_confined **c, char *msg,
+                            size_t msglen)
+{
+	const char *argv[] = { "true" };
+	struct warden_policy pol;
+	struct warden_error err = { 0, "" };
+	int r;
+
+	warden_policy_init(&pol);
+	pol.mode = mode;
+	pol.workspace_root = ws;
+	pol.read_only_paths = paths;
+	pol.n_read_only_paths = n;
+	*c = NULL;
+	r = warden_sandbox_confine(h->svc, argv, 1, &pol, c, &err);
+	snprintf(msg, msglen, "%s", err.msg);
+	return r;
+}
+
+static void test_a_read_only_path_inside_the_root_is_refused_naming_it(void **state)
+{
+	struct host h;
+	struct warden_confined *c;
+	char ini[PATH_MAX], msg[WARDEN_ERROR_MAX];
+	const char *inside_root[] = { outside, ini };
+	const char *above_root[] = { scratch };
+	const char *elsewhere[] = { outside, "/etc/warden/warden.ini" };
+
+	(void)state;
+	xsnprintf(ini, sizeof(ini), "%s/warden.ini", ws);
+	host_with_runner(&h, runner);
+
+	/* workspace-write: the config in the root (not there yet: it is
+	 * named all the same) is refused, nothing is confined. */
+	assert_int_equal(confine_ro_paths(&h, WARDEN_MODE_WORKSPACE_WRITE, inside_root, 2,
+	                                  &c, msg, sizeof(msg)), -WARDEN_EUNAVAILABLE);
+	assert_null(c);
+	assert_non_null(strstr(msg, "SANDBOX_UNAVAILABLE"));
+	assert_non_null(strstr(msg, ini));
+	assert_non_null(strstr(msg, "cannot keep a path read-only inside a writable root"));
+	/* ... a root inside a read-only path too ... */
+	assert_int_equal(confine_ro_paths(&h, WARDEN_MODE_WORKSPACE_WRITE, above_root, 1,
+	                                  &c, msg, sizeof(msg)), -WARDEN_EUNAVAILABLE);
+	assert_non_null(strstr(msg, scratch));
+	/* ... while read-only holds every path, and paths outside the
+	 * root are held by Landlock in both modes. */
+	assert_int_equal(confine_ro_paths(&h, WARDEN_MODE_READ_ONLY, inside_root, 2,
+	                                  &c, msg, sizeof(msg)), 0);
+	warden_confined_free(c);
+	assert_int_equal(confine_ro_paths(&h, WARDEN_MODE_WORKSPACE_WRITE, elsewhere, 2,
+	                                  &c, msg, sizeof(msg)), 0);
 	warden_confined_free(c);
 	host_close(&h);
 }
@@ -429,8 +488,7 @@ static void test_partial_abi_probe_and_notice_are_not_failures(void **state)
 	warden_sandbox_probe(h.svc, 0, WARDEN_MODE_READ_ONLY, &p);
 	assert_int_equal(p.usable, 1);
 	assert_int_equal(p.enforcement, WARDEN_ENFORCEMENT_PARTIAL);
-	assert_string_equal(p.detail,
-	        "landlock ABI 2: truncate outside the writable roots is not governed");
+	assert_string_equal(p.detail, "landlock ABI 2: truncate not governed");
 	warden_sandbox_probe(h.svc, 0, WARDEN_MODE_WORKSPACE_WRITE, &p);
 	assert_int_equal(p.enforcement, WARDEN_ENFORCEMENT_PARTIAL);
 	assert_non_null(strstr(p.detail, "landlock ABI 2: truncate"));
@@ -514,6 +572,7 @@ int main(void)
 		cmocka_unit_test(test_a_child_forging_the_fatal_line_is_its_own_failure),
 		cmocka_unit_test(test_the_command_fails_on_its_own),
 		cmocka_unit_test(test_partial_abi_probe_and_notice_are_not_failures),
+		cmocka_unit_test(test_a_read_only_path_inside_the_root_is_refused_naming_it),
 		cmocka_unit_test(test_unknown_key_fails_open_naming_key_and_line),
 		cmocka_unit_test(test_missing_runner_is_unusable_and_the_sandbox_unavailable),
 		cmocka_unit_test(test_a_runner_inside_the_root_is_refused),

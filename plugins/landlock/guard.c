@@ -20,9 +20,11 @@
 
 #include <errno.h>
 #include <linux/audit.h>
+#include <linux/fiemap.h>
 #include <linux/filter.h>
 #include <linux/fs.h>
 #include <linux/seccomp.h>
+#include <linux/sockios.h>
 #include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -76,6 +78,37 @@
 #ifndef FS_IOC32_SETFLAGS
 #define FS_IOC32_SETFLAGS _IOW('f', 2, int)
 #endif
+#ifndef FS_IOC32_GETFLAGS
+#define FS_IOC32_GETFLAGS _IOR('f', 1, int)
+#endif
+#ifndef FS_IOC32_GETVERSION
+#define FS_IOC32_GETVERSION _IOR('v', 1, int)
+#endif
+#ifndef FS_IOC32_SETVERSION
+#define FS_IOC32_SETVERSION _IOW('v', 2, int)
+#endif
+/* ext4's own spelling of the inode generation calls (fs/ext4/ext4.h). */
+#define GUARD_EXT4_IOC_GETVERSION _IOR('f', 3, long)
+#define GUARD_EXT4_IOC32_GETVERSION _IOR('f', 3, int)
+#define GUARD_EXT4_IOC_SETVERSION _IOW('f', 4, long)
+#define GUARD_EXT4_IOC32_SETVERSION _IOW('f', 4, int)
+#ifndef FICLONERANGE
+#define FICLONERANGE _IOW(0x94, 13, struct file_clone_range)
+#endif
+#ifndef TIOCGPTPEER
+#define TIOCGPTPEER _IO('T', 0x41)
+#endif
+#ifndef FIOQSIZE
+#define FIOQSIZE 0x5460
+#endif
+/* The termios2 calls newer C libraries use; struct termios2 is 44 bytes
+ * on every architecture this file builds for, and its header clashes with
+ * <termios.h>-based ones. */
+#define GUARD_TERMIOS2_SIZE 44
+#define GUARD_TCGETS2 _IOC(_IOC_READ, 'T', 0x2A, GUARD_TERMIOS2_SIZE)
+#define GUARD_TCSETS2 _IOC(_IOC_WRITE, 'T', 0x2B, GUARD_TERMIOS2_SIZE)
+#define GUARD_TCSETSW2 _IOC(_IOC_WRITE, 'T', 0x2C, GUARD_TERMIOS2_SIZE)
+#define GUARD_TCSETSF2 _IOC(_IOC_WRITE, 'T', 0x2D, GUARD_TERMIOS2_SIZE)
 
 /* The metadata calls of the native ABI that exist on this architecture. */
 static const unsigned native_metadata[] = {
@@ -116,6 +149,28 @@ static const unsigned native_enosys[] = {
 	__NR_io_uring_register,
 };
 
+/* SysV IPC and POSIX message queues: refused only when the runner could
+ * not give the command an IPC namespace of its own (WARDEN_GUARD_NO_IPC). */
+static const unsigned native_ipc[] = {
+#ifdef __NR_ipc
+	__NR_ipc,
+#endif
+	__NR_shmget, __NR_shmat, __NR_shmctl, __NR_shmdt,
+	__NR_semget, __NR_semop, __NR_semctl,
+#ifdef __NR_semtimedop
+	__NR_semtimedop,
+#endif
+#ifdef __NR_semtimedop_time64
+	__NR_semtimedop_time64,
+#endif
+	__NR_msgget, __NR_msgsnd, __NR_msgrcv, __NR_msgctl,
+	__NR_mq_open, __NR_mq_unlink, __NR_mq_timedsend, __NR_mq_timedreceive,
+	__NR_mq_notify, __NR_mq_getsetattr,
+#ifdef __NR_mq_timedsend_time64
+	__NR_mq_timedsend_time64, __NR_mq_timedreceive_time64,
+#endif
+};
+
 #ifdef GUARD_HAS_I386
 /* The same calls in the i386 ABI (arch/x86/entry/syscalls/syscall_32.tbl). */
 static const unsigned i386_metadata[] = {
@@ -129,10 +184,67 @@ static const unsigned i386_metadata[] = {
 	463 /* setxattrat */, 466 /* removexattrat */, 469 /* file_setattr */,
 };
 static const unsigned i386_enosys[] = { 435, 425, 426, 427 };
+static const unsigned i386_ipc[] = {
+	117 /* ipc, the multiplexer */,
+	393 /* semget */, 394 /* semctl */, 395 /* shmget */, 396 /* shmctl */,
+	397 /* shmat */, 398 /* shmdt */, 399 /* msgget */, 400 /* msgsnd */,
+	401 /* msgrcv */, 402 /* msgctl */, 420 /* semtimedop_time64 */,
+	277 /* mq_open */, 278 /* mq_unlink */, 279 /* mq_timedsend */,
+	280 /* mq_timedreceive */, 281 /* mq_notify */, 282 /* mq_getsetattr */,
+	418 /* mq_timedsend_time64 */, 419 /* mq_timedreceive_time64 */,
+};
 #define I386_IOCTL 54u
 #define I386_UNSHARE 310u
 #define I386_CLONE 120u
 #endif
+
+/*
+ * ioctl(2) is governed by an allowlist on its request argument.  The
+ * kernel reads the request as an unsigned int, so only the low 32 bits
+ * are compared (OFF_ARG_LO): a request with junk in the high word is the
+ * request in its low word.  Both the native and the 32-bit spellings of
+ * the size-encoded requests are listed, for the i386 ABI.
+ *
+ * Allowed: what terminals, pipes, sockets and files are ordinarily asked
+ * by shells, editors, pagers, compilers, language runtimes and cp, none of
+ * which changes a file: terminal attributes and window size, job control
+ * on the command's own terminal, pty set-up, non-blocking and close-on-exec
+ * flags, bytes pending, reading inode flags, version, fsxattr, extent map
+ * and block size, interface queries, and clones into a file the command
+ * opened for writing (FICLONE: Landlock already decided that open).
+ */
+static const uint32_t ioctl_allowed[] = {
+	/* terminals */
+	TCGETS, TCSETS, TCSETSW, TCSETSF, TCGETA, TCSETA, TCSETAW, TCSETAF,
+	GUARD_TCGETS2, GUARD_TCSETS2, GUARD_TCSETSW2, GUARD_TCSETSF2,
+	TCSBRK, TCSBRKP, TCXONC, TCFLSH, TIOCGWINSZ, TIOCSWINSZ,
+	TIOCGPGRP, TIOCSPGRP, TIOCGSID, TIOCOUTQ, TIOCSCTTY, TIOCNOTTY,
+	TIOCGETD, TIOCGPTN, TIOCSPTLCK, TIOCGPTLCK, TIOCGPTPEER, TIOCPKT,
+	TIOCGPKT,
+	/* every descriptor */
+	FIONREAD, FIONBIO, FIOASYNC, FIOCLEX, FIONCLEX, FIOQSIZE,
+	/* files: read-only queries, and clones into a writable file */
+	(uint32_t)FS_IOC_GETFLAGS, (uint32_t)FS_IOC32_GETFLAGS,
+	(uint32_t)FS_IOC_GETVERSION, (uint32_t)FS_IOC32_GETVERSION,
+	(uint32_t)GUARD_EXT4_IOC_GETVERSION, (uint32_t)GUARD_EXT4_IOC32_GETVERSION,
+	(uint32_t)FS_IOC_FSGETXATTR, (uint32_t)FS_IOC_FIEMAP, FIGETBSZ,
+	(uint32_t)FICLONE, (uint32_t)FICLONERANGE,
+	/* sockets: interface queries */
+	SIOCGIFNAME, SIOCGIFCONF, SIOCGIFFLAGS, SIOCGIFADDR, SIOCGIFDSTADDR,
+	SIOCGIFBRDADDR, SIOCGIFNETMASK, SIOCGIFMTU, SIOCGIFHWADDR,
+	SIOCGIFINDEX, SIOCATMARK,
+};
+
+/* Requests that change a file's metadata are refused in Landlock's own
+ * words (EACCES, "Permission denied") so that a run they stop is seen as
+ * denied; every other request not allowed above gets ENOTTY, the answer
+ * of a descriptor that does not know it, which callers handle. */
+static const uint32_t ioctl_metadata[] = {
+	(uint32_t)FS_IOC_SETFLAGS, (uint32_t)FS_IOC32_SETFLAGS,
+	(uint32_t)FS_IOC_SETVERSION, (uint32_t)FS_IOC32_SETVERSION,
+	(uint32_t)GUARD_EXT4_IOC_SETVERSION, (uint32_t)GUARD_EXT4_IOC32_SETVERSION,
+	(uint32_t)FS_IOC_FSSETXATTR,
+};
 
 /* Offsets into struct seccomp_data; a 32-bit argument is the low word. */
 #define OFF_NR offsetof(struct seccomp_data, nr)
@@ -148,8 +260,9 @@ static const unsigned i386_enosys[] = { 435, 425, 426, 427 };
 /* Metadata refusals speak Landlock's dialect, "Permission denied". */
 #define RET_EACCES (SECCOMP_RET_ERRNO | (EACCES & SECCOMP_RET_DATA))
 #define RET_ENOSYS (SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA))
+#define RET_ENOTTY (SECCOMP_RET_ERRNO | (ENOTTY & SECCOMP_RET_DATA))
 
-#define GUARD_MAX_INSNS 256
+#define GUARD_MAX_INSNS 1024
 
 struct prog {
 	struct sock_filter insn[GUARD_MAX_INSNS];
@@ -206,86 +319,113 @@ static void guard_newuser(struct prog *p, uint32_t nr)
 	ret(p, RET_ALLOW);
 }
 
-/* if (nr == k) { refuse TIOCSTI (and, read-only, the inode-flag ioctls) } */
-static void guard_ioctl(struct prog *p, uint32_t nr, int read_only)
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+/*
+ * if (nr == k) {
+ *     request = low 32 bits of the second argument;
+ *     TIOCSTI: EPERM; a metadata request: EACCES;
+ *     an allowed request: allow; anything else: ENOTTY
+ * }
+ */
+static void guard_ioctl(struct prog *p, uint32_t nr)
 {
-	static const uint32_t flags_cmds[] = {
-		(uint32_t)FS_IOC_SETFLAGS, (uint32_t)FS_IOC32_SETFLAGS,
-		(uint32_t)FS_IOC_FSSETXATTR,
-	};
-	size_t n = read_only ? sizeof flags_cmds / sizeof flags_cmds[0] : 0;
+	const size_t n_allowed = N(ioctl_allowed);
+	const size_t body = 1 + 2 + 2 * N(ioctl_metadata) + n_allowed + 2;
+
+	_Static_assert(1 + 2 + 2 * N(ioctl_metadata) + N(ioctl_allowed) + 2 <= UINT8_MAX,
+	               "the ioctl block must fit an 8-bit jump");
 
 	emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr, 0,
-	                                     (uint8_t)(3 + 2 * n + 1)));
+	                                     (uint8_t)body));
 	ld(p, OFF_ARG_LO(1));
 	ret_if_eq(p, TIOCSTI, RET_EPERM);
-	for (size_t i = 0; i < n; i++)
-		ret_if_eq(p, flags_cmds[i], RET_EACCES);
+	for (size_t i = 0; i < N(ioctl_metadata); i++)
+		ret_if_eq(p, ioctl_metadata[i], RET_EACCES);
+	/* Each allowed request jumps over the rest of the list and the
+	 * ENOTTY to the allow. */
+	for (size_t i = 0; i < n_allowed; i++)
+		emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+		                                     ioctl_allowed[i],
+		                                     (uint8_t)(n_allowed - i), 0));
+	ret(p, RET_ENOTTY);
 	ret(p, RET_ALLOW);
 }
 
 /* The body for one ABI; A holds the syscall number on entry. */
-static void guard_abi(struct prog *p, int read_only,
-                      const unsigned *metadata, size_t n_metadata,
-                      const unsigned *enosys, size_t n_enosys,
-                      uint32_t nr_ioctl, uint32_t nr_unshare, uint32_t nr_clone)
+struct abi_tables {
+	const unsigned *metadata;
+	size_t n_metadata;
+	const unsigned *enosys;
+	size_t n_enosys;
+	const unsigned *ipc;
+	size_t n_ipc;
+	uint32_t nr_ioctl, nr_unshare, nr_clone;
+};
+
+static void guard_abi(struct prog *p, unsigned flags, const struct abi_tables *t)
 {
-	if (read_only)
-		for (size_t i = 0; i < n_metadata; i++)
-			ret_if_eq(p, metadata[i], RET_EACCES);
-	for (size_t i = 0; i < n_enosys; i++)
-		ret_if_eq(p, enosys[i], RET_ENOSYS);
+	if (flags & WARDEN_GUARD_READ_ONLY)
+		for (size_t i = 0; i < t->n_metadata; i++)
+			ret_if_eq(p, t->metadata[i], RET_EACCES);
+	if (flags & WARDEN_GUARD_NO_IPC)
+		for (size_t i = 0; i < t->n_ipc; i++)
+			ret_if_eq(p, t->ipc[i], RET_EPERM);
+	for (size_t i = 0; i < t->n_enosys; i++)
+		ret_if_eq(p, t->enosys[i], RET_ENOSYS);
 	ret_if_ge(p, GUARD_FIRST_UNKNOWN, RET_ENOSYS);
-	guard_ioctl(p, nr_ioctl, read_only);
-	guard_newuser(p, nr_unshare);
-	guard_newuser(p, nr_clone);
+	guard_ioctl(p, t->nr_ioctl);
+	guard_newuser(p, t->nr_unshare);
+	guard_newuser(p, t->nr_clone);
 	ret(p, RET_ALLOW);
 }
 
-#define N(a) (sizeof(a) / sizeof((a)[0]))
-
-static void guard_build(struct prog *p, int read_only)
+static void guard_build(struct prog *p, unsigned flags)
 {
+	static const struct abi_tables native = {
+		native_metadata, N(native_metadata),
+		native_enosys, N(native_enosys),
+		native_ipc, N(native_ipc),
+		__NR_ioctl, __NR_unshare, __NR_clone,
+	};
+
 	ld(p, OFF_ARCH);
 #ifdef GUARD_HAS_I386
-	/* Native ABI continues below; i386 jumps to its own block. */
+	static const struct abi_tables i386 = {
+		i386_metadata, N(i386_metadata),
+		i386_enosys, N(i386_enosys),
+		i386_ipc, N(i386_ipc),
+		I386_IOCTL, I386_UNSHARE, I386_CLONE,
+	};
+	/* i386 jumps (32-bit offset, patched below) to its own block. */
 	emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-	                                     GUARD_NATIVE_ARCH, 2, 0));
-	emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-	                                     AUDIT_ARCH_I386, 0, 0));
+	                                     AUDIT_ARCH_I386, 0, 1));
+	emit(p, (struct sock_filter)BPF_STMT(BPF_JMP | BPF_JA, 0));
 	size_t i386_jump = p->len - 1;
-#else
+#endif
 	emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
 	                                     GUARD_NATIVE_ARCH, 1, 0));
-#endif
 	ret(p, RET_ENOSYS);
 	ld(p, OFF_NR);
 #ifdef GUARD_X32_BIT
 	ret_if_set(p, GUARD_X32_BIT, RET_ENOSYS);
 #endif
-	guard_abi(p, read_only, native_metadata, N(native_metadata),
-	          native_enosys, N(native_enosys),
-	          __NR_ioctl, __NR_unshare, __NR_clone);
+	guard_abi(p, flags, &native);
 #ifdef GUARD_HAS_I386
-	/* Patch the i386 test: equal jumps here, otherwise falls to ENOSYS. */
-	if (p->len - i386_jump - 1 > UINT8_MAX)
-		p->overflow = 1;
-	else if (!p->overflow)
-		p->insn[i386_jump].jt = (uint8_t)(p->len - i386_jump - 1);
+	if (!p->overflow)
+		p->insn[i386_jump].k = (uint32_t)(p->len - i386_jump - 1);
 	ld(p, OFF_NR);
-	guard_abi(p, read_only, i386_metadata, N(i386_metadata),
-	          i386_enosys, N(i386_enosys),
-	          I386_IOCTL, I386_UNSHARE, I386_CLONE);
+	guard_abi(p, flags, &i386);
 #endif
 }
 
-int warden_guard_install(int read_only)
+int warden_guard_install(unsigned flags)
 {
 	static struct prog p;
 
 	p.len = 0;
 	p.overflow = 0;
-	guard_build(&p, read_only);
+	guard_build(&p, flags);
 	if (p.overflow) {
 		errno = E2BIG;
 		return -1;

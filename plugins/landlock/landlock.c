@@ -3,23 +3,34 @@
  *
  * confine() wraps an exact argv as
  *
- *   RUNNER [--status-fd N] [--rw ROOT] -- ARGV...
+ *   RUNNER [--status-fd N] [--no-namespaces] [--rw ROOT | --rw-fd N] -- ARGV...
  *
  * where RUNNER is warden-landlock-run (runner.h, warden-landlock-run.c):
  * read and execute everywhere, writes only under ROOT (workspace-write) and
  * to /dev/null, no capability, no_new_privs, no controlling terminal, no
- * descriptor above 2, then exec.  The status fd is close-on-exec in the
- * runner, so the command never holds it: the runner writes "started" first
- * and "fatal: ..." on failure, so the pipe reaches EOF holding exactly
- * "started" when exec() happened, and empty when the runner never started
- * (WARDEN_EVIDENCE_EXEC_PIPE).
+ * descriptor above 2, a seccomp guard (guard.h), IPC and PID namespaces of
+ * the command's own, dying with warden.  The status fd is close-on-exec in
+ * the runner, so the command never holds it: the runner writes "started"
+ * first and "fatal: ..." on failure, so the pipe reaches EOF holding
+ * exactly "started" when exec() happened, and empty when the runner never
+ * started (WARDEN_EVIDENCE_EXEC_PIPE).  When the host hands over the
+ * root's descriptor (policy->root_fd, out->push_fd) the rule is made on
+ * that descriptor (--rw-fd): nothing can swap the path in between.
  *
  * What each mode honestly gets:
- *   read-only        `full` on a kernel with Landlock ABI >= 3: Landlock
- *                    refuses every write, truncate, create, remove, rename
- *                    and link; the runner's seccomp guard refuses chmod,
- *                    chown, utime, xattr and inode-flag changes everywhere.
- *                    ABI 1-2 is `partial`: truncate(2) is not governed.
+ *   read-only        `full` on a kernel with Landlock ABI >= 3 when the
+ *                    runner can make namespaces (root, or unprivileged user
+ *                    namespaces): Landlock refuses every write, truncate,
+ *                    create, remove, rename and link; the guard refuses
+ *                    chmod, chown, utime, xattr and every ioctl off its
+ *                    allowlist (inode flags, generation) everywhere; SysV
+ *                    IPC and message queues are the command's own; nothing
+ *                    the command starts outlives warden.  ABI 1-2 is
+ *                    `partial`: truncate(2) is not governed.  Without
+ *                    namespaces (--no-namespaces) `partial`: the guard
+ *                    refuses SysV IPC and message queues instead, and a
+ *                    process the command detaches (setsid, double fork)
+ *                    can outlive warden.
  *   workspace-write  always `partial`: a seccomp filter sees no paths, so
  *                    the guard cannot refuse metadata changes outside the
  *                    root without refusing them inside it too (chmod +x in
@@ -30,7 +41,12 @@
  *                    (point TMPDIR into it when a command needs one).
  *                    Protected paths (.git/hooks, .git/config) stay
  *                    writable: a Landlock rule only adds rights, so nothing
- *                    below a writable root can be taken back.
+ *                    below a writable root can be taken back.  For the same
+ *                    reason a path that must stay read-only
+ *                    (policy->read_only_paths: the config in use, the
+ *                    session logs, plugins, runners) under the root, or a
+ *                    root under such a path, is refused by name: confine()
+ *                    fails and the host reports SANDBOX_UNAVAILABLE.
  *
  * Config keys ([backend NAME] with plugin = landlock):
  *   runner   the runner binary, absolute (default: LIBEXEC/warden-landlock-run
@@ -40,8 +56,8 @@
  *
  * probe() runs `RUNNER --probe` for real (killed after 5 s): the runner
  * confines a child exactly as a read-only run would and prints
- * "abi=N enforcement=full|partial" (runner.h).  The result is kept for the
- * instance: it does not depend on the mode.
+ * "abi=N enforcement=full|partial namespaces=yes|no" (runner.h).  The
+ * result is kept for the instance: it does not depend on the mode.
  */
 #include "config.h"
 
@@ -67,15 +83,18 @@
 #define DETAIL_METADATA                                                     \
 	"metadata changes (chmod, chown, utime, xattr) outside the root are " \
 	"not governed"
-#define DETAIL_NO_TMP "no private /tmp: only the root is writable"
+#define DETAIL_NO_TMP "no private /tmp"
 #define DETAIL_PROTECTED ".git/hooks and .git/config stay writable"
-#define DETAIL_TRUNCATE "truncate outside the writable roots is not governed"
+#define DETAIL_TRUNCATE "truncate not governed"
+#define DETAIL_NO_NAMESPACES                                                \
+	"no PID namespace: detached processes can outlive warden"
 
 struct landlock {
 	char runner[PATH_MAX];
 	int probed;             /* 1 once RUNNER --probe ran */
 	int abi;                /* its answer, when usable */
 	int abi_full;           /* 1: enforcement=full */
+	int namespaces;         /* 1: namespaces=yes */
 	char why[256];          /* why it is unusable, when abi == 0 */
 };
 
@@ -237,7 +256,7 @@ static int runner_trusted(const char *runner, char *why, size_t whylen)
 
 static void probe_runner(struct landlock *l)
 {
-	char line[200], full[16], check[256];
+	char line[200], full[16], ns[8], check[256];
 	int status = 0, abi = 0;
 
 	l->probed = 1;
@@ -258,9 +277,12 @@ static void probe_runner(struct landlock *l)
 		return;
 	}
 	/* Exactly the documented line, nothing more. */
-	if (sscanf(line, "abi=%d enforcement=%15s", &abi, full) != 2 || abi < 1 ||
+	if (sscanf(line, "abi=%d enforcement=%15s namespaces=%7s", &abi, full,
+	           ns) != 3 || abi < 1 ||
 	    (strcmp(full, "full") != 0 && strcmp(full, "partial") != 0) ||
-	    snprintf(check, sizeof(check), WARDEN_LANDLOCK_PROBE_FORMAT, abi, full) < 0 ||
+	    (strcmp(ns, "yes") != 0 && strcmp(ns, "no") != 0) ||
+	    snprintf(check, sizeof(check), WARDEN_LANDLOCK_PROBE_FORMAT, abi, full,
+	             ns) < 0 ||
 	    strcmp(check, line) != 0) {
 		snprintf(l->why, sizeof(l->why), "%.150s --probe: unexpected answer '%.30s'",
 		         l->runner, line);
@@ -268,30 +290,48 @@ static void probe_runner(struct landlock *l)
 	}
 	l->abi = abi;
 	l->abi_full = strcmp(full, "full") == 0;
+	l->namespaces = strcmp(ns, "yes") == 0;
+}
+
+/* Appends "; " (unless first) and text to detail. */
+static void detail_add(char *detail, size_t detlen, const char *text)
+{
+	size_t n = strlen(detail);
+
+	if (n + 1 >= detlen)
+		return;
+	snprintf(detail + n, detlen - n, "%s%s", n > 0 ? "; " : "", text);
 }
 
 /* Enforcement and its detail for mode, from the probe's facts. */
 static int mode_facts(const struct landlock *l, int mode, char *detail,
                       size_t detlen)
 {
+	char abi[64];
+
+	detail[0] = '\0';
+	snprintf(abi, sizeof(abi), "landlock ABI %d: " DETAIL_TRUNCATE, l->abi);
 	if (mode == WARDEN_MODE_READ_ONLY) {
-		if (l->abi_full) {
+		if (l->abi >= WARDEN_LANDLOCK_FULL_ABI && l->namespaces) {
 			snprintf(detail, detlen,
-			         "landlock ABI %d; chmod, chown, utime and xattr refused by a seccomp guard",
+			         "landlock ABI %d; chmod, chown, utime, xattr and file ioctls refused by a seccomp guard; IPC and PID namespaces of its own",
 			         l->abi);
-			return WARDEN_ENFORCEMENT_FULL;
+			return l->abi_full ? WARDEN_ENFORCEMENT_FULL
+			                   : WARDEN_ENFORCEMENT_PARTIAL;
 		}
-		snprintf(detail, detlen, "landlock ABI %d: " DETAIL_TRUNCATE, l->abi);
+		if (l->abi < WARDEN_LANDLOCK_FULL_ABI)
+			detail_add(detail, detlen, abi);
+		if (!l->namespaces)
+			detail_add(detail, detlen, DETAIL_NO_NAMESPACES);
 		return WARDEN_ENFORCEMENT_PARTIAL;
 	}
-	if (l->abi_full)
-		snprintf(detail, detlen,
-		         DETAIL_METADATA "; " DETAIL_NO_TMP "; " DETAIL_PROTECTED);
-	else
-		snprintf(detail, detlen,
-		         DETAIL_METADATA "; landlock ABI %d: " DETAIL_TRUNCATE "; " DETAIL_NO_TMP
-		         "; " DETAIL_PROTECTED,
-		         l->abi);
+	detail_add(detail, detlen, DETAIL_METADATA);
+	if (l->abi < WARDEN_LANDLOCK_FULL_ABI)
+		detail_add(detail, detlen, abi);
+	if (!l->namespaces)
+		detail_add(detail, detlen, DETAIL_NO_NAMESPACES);
+	detail_add(detail, detlen, DETAIL_PROTECTED);
+	detail_add(detail, detlen, DETAIL_NO_TMP);
 	return WARDEN_ENFORCEMENT_PARTIAL;
 }
 
@@ -326,6 +366,82 @@ static int inside(const char *path, const char *root)
 	if (strcmp(root, "/") == 0)
 		return 1;
 	return strncmp(path, root, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+/*
+ * Class 1 of the boundary (DESIGN §2 "No self-escalation"): a path that
+ * decides how a later command is confined must stay read-only, and
+ * Landlock cannot take a right back below a writable root.  So a path
+ * under the root, or a root under such a path, is refused by name.
+ * Read-only mode grants nothing but /dev/null: every path is held.
+ */
+static int check_read_only_paths(const struct warden_policy *policy,
+                                 const char *root, char *err, size_t errlen)
+{
+	char real[PATH_MAX];
+	size_t i;
+
+	if (!WARDEN_POLICY_HAS(policy, n_read_only_paths) ||
+	    policy->mode != WARDEN_MODE_WORKSPACE_WRITE)
+		return 0;
+	if (policy->n_read_only_paths > 0 && policy->read_only_paths == NULL) {
+		WARDEN_PLUGIN_ERR(err, errlen, "landlock: read_only_paths is missing");
+		return -1;
+	}
+	for (i = 0; i < policy->n_read_only_paths; i++) {
+		const char *p = policy->read_only_paths[i];
+		const char *seen = p;
+
+		if (p == NULL || p[0] != '/') {
+			WARDEN_PLUGIN_ERR(err, errlen,
+			                  "landlock: read-only path %zu '%s' is not absolute",
+			                  i, p != NULL ? p : "(null)");
+			return -1;
+		}
+		/* The host resolved it; a link planted since is followed too. */
+		if (realpath(p, real) != NULL && strcmp(real, p) != 0 &&
+		    (inside(real, root) || inside(root, real)))
+			seen = real;
+		if (inside(seen, root)) {
+			WARDEN_PLUGIN_ERR(err, errlen,
+			                  "landlock: %s must stay read-only but lies inside the writable root %s, and Landlock cannot keep a path read-only inside a writable root (move it out of the root, or confine with bwrap)",
+			                  p, root);
+			return -1;
+		}
+		if (inside(root, seen)) {
+			WARDEN_PLUGIN_ERR(err, errlen,
+			                  "landlock: the writable root %s lies inside %s, which must stay read-only (choose a root outside it, or confine with bwrap)",
+			                  root, p);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The --rw argument pair for the root: the host's descriptor when it can
+ * pass one (nothing can swap the path between its check and the rule),
+ * else the path. */
+static int push_root(const struct warden_policy *policy,
+                     struct warden_confine_out *out, const char *root)
+{
+	char fdbuf[16];
+	int fd, n;
+
+	if (WARDEN_POLICY_HAS(policy, root_fd) && policy->root_fd >= 0 &&
+	    WARDEN_CONFINE_OUT_HAS(out, push_fd) && out->push_fd != NULL) {
+		fd = fcntl(policy->root_fd, F_DUPFD_CLOEXEC, 3);
+		if (fd < 0)
+			return -1;
+		/* The host owns fd from here on, whatever push_fd answers. */
+		n = out->push_fd(out->sink, fd);
+		if (n >= 3) {
+			snprintf(fdbuf, sizeof(fdbuf), "%d", n);
+			return out->push_arg(out->sink, "--rw-fd") < 0 ||
+			       out->push_arg(out->sink, fdbuf) < 0 ? -1 : 0;
+		}
+	}
+	return out->push_arg(out->sink, "--rw") < 0 ||
+	       out->push_arg(out->sink, root) < 0 ? -1 : 0;
 }
 
 static int landlock_confine(void *state, const char *const *argv, size_t argc,
@@ -368,6 +484,8 @@ static int landlock_confine(void *state, const char *const *argv, size_t argc,
 		                  l->runner, root);
 		return -1;
 	}
+	if (check_read_only_paths(policy, root, err, errlen) < 0)
+		return -1;
 
 	out->enforcement = mode_facts(l, policy->mode, out->detail,
 	                              sizeof(out->detail));
@@ -382,8 +500,9 @@ static int landlock_confine(void *state, const char *const *argv, size_t argc,
 			goto oom;
 		out->evidence = WARDEN_EVIDENCE_EXEC_PIPE;
 	}
-	if (ws && (out->push_arg(out->sink, "--rw") < 0 ||
-	           out->push_arg(out->sink, root) < 0))
+	if (!l->namespaces && out->push_arg(out->sink, "--no-namespaces") < 0)
+		goto oom;
+	if (ws && push_root(policy, out, root) < 0)
 		goto oom;
 	if (out->push_arg(out->sink, "--") < 0)
 		goto oom;
@@ -392,6 +511,8 @@ static int landlock_confine(void *state, const char *const *argv, size_t argc,
 			goto oom;
 	if (ws && out->push_writable_root(out->sink, root) < 0)
 		goto oom;
+	if (WARDEN_CONFINE_OUT_HAS(out, read_only_held))
+		out->read_only_held = 1; /* checked above */
 	return 0;
 oom:
 	WARDEN_PLUGIN_ERR(err, errlen, "landlock: out of memory");

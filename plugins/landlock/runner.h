@@ -44,10 +44,16 @@
 #define WARDEN_LANDLOCK_FULL_ABI 3
 
 /* `warden-landlock-run --probe` prints one line, e.g.
- *   abi=7 enforcement=full
- * where enforcement is what the kernel's Landlock ABI plus the runner's
- * metadata guard give in read-only mode.  workspace-write is always
- * partial: see landlock.c. */
-#define WARDEN_LANDLOCK_PROBE_FORMAT "abi=%d enforcement=%s"
+ *   abi=7 enforcement=full namespaces=yes
+ * namespaces=yes: the runner can give the command IPC and PID namespaces
+ * of its own (root, or an unprivileged user namespace), so nothing it does
+ * to SysV IPC or POSIX message queues reaches the host and nothing it
+ * starts outlives the runner; no: SysV IPC and message queues are refused
+ * by the seccomp guard and only the command itself dies with the runner
+ * (the backend then passes --no-namespaces to every run).  enforcement is
+ * what the kernel's Landlock ABI, the runner's metadata guard and the
+ * namespaces give in read-only mode.  workspace-write is always partial:
+ * see landlock.c. */
+#define WARDEN_LANDLOCK_PROBE_FORMAT "abi=%d enforcement=%s namespaces=%s"
 
 #endif

@@ -1,37 +1,60 @@
 /*
  * warden-landlock-run — run one command inside a Landlock file-write boundary.
  *
- *   warden-landlock-run [--status-fd N] [--ro PATH]... [--rw PATH]... -- ARGV...
+ *   warden-landlock-run [--status-fd N] [--no-namespaces] [--ro PATH]...
+ *                       [--rw PATH]... [--rw-fd N]... -- ARGV...
  *   warden-landlock-run --probe
  *
  * The runner's only input is its argv (no config file, no environment
  * variable changes what it does; PATH is read only to find ARGV[0], see
  * below).  In order it:
  *
- *   0. takes the status fd, before anything that can fail (its own
- *      arguments included), and writes "started" to it: an empty status
- *      pipe then always means the runner never started;
- *   1. parses argv strictly: every path absolute, `--` required, ARGV
- *      non-empty; anything else is fatal;
- *   2. marks the status fd close-on-exec and closes every other fd but 0-2;
+ *   0. asks for SIGKILL when its parent dies (PR_SET_PDEATHSIG), takes the
+ *      status fd, before anything that can fail (its own arguments
+ *      included), and writes "started" to it: an empty status pipe then
+ *      always means the runner never started.  A parent already gone is
+ *      fatal: the status pipe has no reader (EPIPE) or getppid() changed;
+ *   1. parses argv strictly: every path absolute, every --rw-fd an open
+ *      descriptor above 2 (a directory the caller opened: the rule is made
+ *      on it, not on a path that could have been swapped), `--` required,
+ *      ARGV non-empty; anything else is fatal;
+ *   2. marks the status fd close-on-exec and closes every other fd but 0-2
+ *      and the --rw-fd ones (closed once the ruleset holds them);
  *   3. leaves the caller's controlling terminal: setsid(), or, when the
  *      runner leads its process group and setsid() cannot work, TIOCNOTTY;
  *      without a controlling terminal and without CAP_SYS_ADMIN, TIOCSTI
  *      cannot reach the caller's terminal (the seccomp guard refuses
  *      TIOCSTI as well);
- *   4. builds a Landlock ruleset at the highest ABI both the kernel and
+ *   4. unless --no-namespaces: makes IPC and PID namespaces (directly with
+ *      root's privilege, else inside a user namespace of its own mapping
+ *      only its uid and gid; failing that is fatal) and forks their first
+ *      process, which dies with the runner (SIGKILL), takes a session of
+ *      its own and does steps 5-7 itself; it then forks the command,
+ *      passes on the signals the runner forwards to it (HUP, INT, QUIT,
+ *      TERM, USR1, USR2), and exits once the command has: the kernel then
+ *      kills whatever else is left in the namespace.  The runner itself
+ *      waits and ends the way the command ended (its exit status, or its
+ *      signal).  So nothing the command starts outlives the runner, and
+ *      the runner dies with warden; SysV IPC and POSIX message queues are
+ *      the namespace's own.  With --no-namespaces the runner execs the
+ *      command itself (step 8): only the command dies with the caller,
+ *      and the guard refuses SysV IPC and message queues;
+ *   5. builds a Landlock ruleset at the highest ABI both the kernel and
  *      this file know (1-7): read and execute everywhere (`/` and each
  *      --ro), every write-ish right (write, truncate, make/remove, refer,
- *      device ioctl, as far as the ABI has them) on each --rw and on
- *      /dev/null; from ABI 6 on, signals and abstract unix sockets are
- *      scoped to the sandbox;
- *   5. sets no_new_privs and drops every capability: the bounding set
+ *      device ioctl, as far as the ABI has them) on each --rw and --rw-fd
+ *      and on /dev/null; from ABI 6 on, signals and abstract unix sockets
+ *      are scoped to the sandbox;
+ *   6. sets no_new_privs and drops every capability: the bounding set
  *      (when it holds CAP_SETPCAP, the only way to change it; without it
  *      no_new_privs and an empty permitted set already keep exec from
  *      granting any), the ambient set, then inheritable, permitted and
  *      effective;
- *   6. restricts itself, installs the seccomp guard (guard.h: metadata
- *      calls refused when no --rw is given, i.e. read-only), and execs.
+ *   7. restricts itself and installs the seccomp guard (guard.h: an ioctl
+ *      allowlist; metadata calls refused when nothing but /dev/null is
+ *      writable, i.e. read-only; SysV IPC and mqueues refused with
+ *      --no-namespaces);
+ *   8. execs the command.
  *
  * Finding the command: an ARGV[0] containing a slash is executed as given.
  * Otherwise each absolute directory of the environment's PATH is tried in
@@ -43,12 +66,13 @@
  * Failure: exactly one stderr line "warden-landlock-run: fatal: WHAT: WHY",
  * exit status 125, the command not run; with --status-fd the same reason is
  * written to the status fd as "fatal: WHAT: WHY" after "started".  On
- * success the status fd is closed by exec() holding only "started".  A kernel whose Landlock ABI
- * cannot govern every write gets one informational line (runner.h) and the
- * command runs.
+ * success the status fd is closed by exec() holding only "started" (every
+ * other copy is closed before).  A kernel whose Landlock ABI cannot govern
+ * every write gets one informational line (runner.h) and the command runs.
  *
- * --probe confines a child exactly as a read-only run would, without
- * running anything, and prints "abi=N enforcement=full|partial".
+ * --probe confines a child exactly as a read-only run would, namespaces
+ * included, without running anything, and prints
+ * "abi=N enforcement=full|partial namespaces=yes|no".
  */
 #include "config.h"
 
@@ -60,6 +84,8 @@
 #include <limits.h>
 #include <linux/capability.h>
 #include <linux/landlock.h>
+#include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -67,7 +93,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/ipc.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -135,17 +163,22 @@ static size_t put_escaped(char *out, size_t pos, size_t cap, const char *s)
 	return pos;
 }
 
-static void write_all(int fd, const char *buf, size_t len)
+/* 0, or -1 with errno set when a write failed (0 bytes: EIO). */
+static int write_all(int fd, const char *buf, size_t len)
 {
 	while (len > 0) {
 		ssize_t n = write(fd, buf, len);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0)
-			return;
+		if (n <= 0) {
+			if (n == 0)
+				errno = EIO;
+			return -1;
+		}
 		buf += n;
 		len -= (size_t)n;
 	}
+	return 0;
 }
 
 /* The one way out on failure: one line, status 125, nothing run. */
@@ -180,16 +213,20 @@ static void fatal(const char *what, const char *fmt, ...)
 struct args {
 	int probe;
 	int status_fd;
+	int no_namespaces;
 	const char **ro;
 	size_t n_ro;
 	const char **rw;
 	size_t n_rw;
+	int *rw_fd;
+	size_t n_rw_fd;
 	char **command;
 };
 
 static const char usage[] =
-	"usage: warden-landlock-run [--status-fd N] [--ro PATH]... "
-	"[--rw PATH]... -- COMMAND [ARG]... | --probe";
+	"usage: warden-landlock-run [--status-fd N] [--no-namespaces] "
+	"[--ro PATH]... [--rw PATH]... [--rw-fd N]... -- COMMAND [ARG]... "
+	"| --probe";
 
 static int parse_fd(const char *s)
 {
@@ -230,7 +267,8 @@ static void parse_args(int argc, char **argv, struct args *a)
 	/* At most argc paths of each kind; argv outlives the runner. */
 	a->ro = calloc((size_t)argc, sizeof *a->ro);
 	a->rw = calloc((size_t)argc, sizeof *a->rw);
-	if (a->ro == NULL || a->rw == NULL)
+	a->rw_fd = calloc((size_t)argc, sizeof *a->rw_fd);
+	if (a->ro == NULL || a->rw == NULL || a->rw_fd == NULL)
 		fatal("arguments", "out of memory");
 	for (i = 1; i < argc; i++) {
 		const char *opt = argv[i];
@@ -240,6 +278,16 @@ static void parse_args(int argc, char **argv, struct args *a)
 			a->ro[a->n_ro++] = take_path(opt, argc, argv, &i);
 		} else if (strcmp(opt, "--rw") == 0) {
 			a->rw[a->n_rw++] = take_path(opt, argc, argv, &i);
+		} else if (strcmp(opt, "--rw-fd") == 0) {
+			if (i + 1 >= argc)
+				fatal(opt, "missing N (%s)", usage);
+			int fd = parse_fd(argv[++i]);
+			if (fd < 3 || fcntl(fd, F_GETFD) < 0)
+				fatal(opt, "'%s' is not an open descriptor above 2",
+				      argv[i]);
+			a->rw_fd[a->n_rw_fd++] = fd;
+		} else if (strcmp(opt, "--no-namespaces") == 0) {
+			a->no_namespaces = 1;
 		} else if (strcmp(opt, "--status-fd") == 0) {
 			if (a->status_fd >= 0)
 				fatal(opt, "given twice");
@@ -262,6 +310,10 @@ static void parse_args(int argc, char **argv, struct args *a)
 		fatal("arguments", "no command after '--' (%s)", usage);
 	if (argv[i + 1][0] == '\0')
 		fatal("arguments", "the command name is empty");
+	for (size_t k = 0; k < a->n_rw_fd; k++)
+		if (a->rw_fd[k] == a->status_fd)
+			fatal("--rw-fd", "%d is also the status descriptor",
+			      a->rw_fd[k]);
 	a->command = &argv[i + 1];
 }
 
@@ -275,9 +327,12 @@ static void take_status_fd(int fd)
 		fatal("--status-fd", "%d: %s", fd, strerror(errno));
 	if (fcntl(fd, F_SETFD, flags | FD_CLOEXEC) < 0)
 		fatal("--status-fd", "%d: %s", fd, strerror(errno));
+	if (write_all(fd, WARDEN_LANDLOCK_STATUS_STARTED,
+	              sizeof(WARDEN_LANDLOCK_STATUS_STARTED) - 1) < 0 &&
+	    errno == EPIPE)
+		fatal("--status-fd", "nobody reads descriptor %d: the caller "
+		      "has exited", fd);
 	status_fd = fd;
-	write_all(fd, WARDEN_LANDLOCK_STATUS_STARTED,
-	          sizeof(WARDEN_LANDLOCK_STATUS_STARTED) - 1);
 }
 
 /*
@@ -293,7 +348,8 @@ static void take_status_fd_early(int argc, char **argv)
 	int i, fd;
 
 	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
-		if (strcmp(argv[i], "--ro") == 0 || strcmp(argv[i], "--rw") == 0) {
+		if (strcmp(argv[i], "--ro") == 0 || strcmp(argv[i], "--rw") == 0 ||
+		    strcmp(argv[i], "--rw-fd") == 0) {
 			i++;
 			continue;
 		}
@@ -316,15 +372,39 @@ static void close_range_or_die(unsigned lo, unsigned hi)
 		fatal("close_range", "%s", strerror(errno));
 }
 
-/* Every descriptor but 0-2 and the status fd goes before anything runs. */
-static void close_inherited_fds(void)
+static int cmp_int(const void *x, const void *y)
 {
-	if (status_fd < 0) {
-		close_range_or_die(3, ~0U);
-		return;
+	int a = *(const int *)x, b = *(const int *)y;
+
+	return (a > b) - (a < b);
+}
+
+/* Every descriptor but 0-2, the status fd and the --rw-fd descriptors
+ * goes before anything runs; those the command must not hold become
+ * close-on-exec (the --rw-fd ones are closed once the ruleset has them). */
+static void close_inherited_fds(const struct args *a)
+{
+	int *keep = calloc(a->n_rw_fd + 1, sizeof *keep);
+	size_t n = 0;
+	unsigned lo = 3;
+
+	if (keep == NULL)
+		fatal("descriptors", "out of memory");
+	if (status_fd >= 0)
+		keep[n++] = status_fd;
+	for (size_t i = 0; i < a->n_rw_fd; i++) {
+		if (fcntl(a->rw_fd[i], F_SETFD, FD_CLOEXEC) < 0)
+			fatal("--rw-fd", "%d: %s", a->rw_fd[i], strerror(errno));
+		keep[n++] = a->rw_fd[i];
 	}
-	close_range_or_die(3, (unsigned)status_fd - 1);
-	close_range_or_die((unsigned)status_fd + 1, ~0U);
+	qsort(keep, n, sizeof *keep, cmp_int);
+	for (size_t i = 0; i < n; i++) {
+		if ((unsigned)keep[i] > lo)
+			close_range_or_die(lo, (unsigned)keep[i] - 1);
+		lo = (unsigned)keep[i] + 1;
+	}
+	close_range_or_die(lo, ~0U);
+	free(keep);
 }
 
 /* ------------------------------------------------------------- terminal */
@@ -338,7 +418,7 @@ static void leave_terminal(void)
 
 	/* A process-group leader cannot make a new session; it can still
 	 * give up its controlling terminal. */
-	int fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+	int fd = open("/dev/tty", O_RDONLY | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0) {
 		if (errno == ENXIO)
 			return; /* no controlling terminal */
@@ -357,7 +437,7 @@ static void leave_terminal(void)
 		fatal("controlling terminal", "sigaction: %s", strerror(errno));
 	if (r < 0)
 		fatal("controlling terminal", "TIOCNOTTY: %s", strerror(e));
-	fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+	fd = open("/dev/tty", O_RDONLY | O_NOCTTY | O_CLOEXEC);
 	if (fd >= 0 || errno != ENXIO)
 		fatal("controlling terminal", "still attached after TIOCNOTTY");
 }
@@ -393,24 +473,33 @@ static uint64_t handled_fs(int abi)
 	return fs;
 }
 
-static void add_path(int ruleset, const char *what, const char *path,
-                     uint64_t access)
+/* One rule for what fd (named `name` in messages) refers to; the caller
+ * still owns fd. */
+static void add_fd(int ruleset, const char *what, const char *name, int fd,
+                   uint64_t access)
 {
 	struct landlock_path_beneath_attr rule = { 0 };
 	struct stat st;
-	int fd = open(path, O_PATH | O_CLOEXEC);
 
-	if (fd < 0)
-		fatal(what, "%s: %s", path, strerror(errno));
 	if (fstat(fd, &st) < 0)
-		fatal(what, "%s: %s", path, strerror(errno));
+		fatal(what, "%s: %s", name, strerror(errno));
 	if (!S_ISDIR(st.st_mode))
 		access &= ACCESS_FILE;
 	rule.allowed_access = access;
 	rule.parent_fd = fd;
 	if (syscall(__NR_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH,
 	            &rule, 0) < 0)
-		fatal(what, "%s: landlock_add_rule: %s", path, strerror(errno));
+		fatal(what, "%s: landlock_add_rule: %s", name, strerror(errno));
+}
+
+static void add_path(int ruleset, const char *what, const char *path,
+                     uint64_t access)
+{
+	int fd = open(path, O_PATH | O_CLOEXEC);
+
+	if (fd < 0)
+		fatal(what, "%s: %s", path, strerror(errno));
+	add_fd(ruleset, what, path, fd, access);
 	close(fd);
 }
 
@@ -439,6 +528,13 @@ static int build_ruleset(int abi, const struct args *a)
 		add_path(ruleset, "--ro", a->ro[i], ACCESS_READ);
 	for (size_t i = 0; i < a->n_rw; i++)
 		add_path(ruleset, "--rw", a->rw[i], ACCESS_READ | write);
+	for (size_t i = 0; i < a->n_rw_fd; i++) {
+		char name[32];
+
+		snprintf(name, sizeof name, "descriptor %d", a->rw_fd[i]);
+		add_fd(ruleset, "--rw-fd", name, a->rw_fd[i], ACCESS_READ | write);
+		close(a->rw_fd[i]);
+	}
 	add_path(ruleset, "landlock", "/dev/null", ACCESS_READ | write);
 	return ruleset;
 }
@@ -490,8 +586,9 @@ static void drop_capabilities(void)
 			fatal("capabilities", "still held after capset");
 }
 
-/* Steps 4-6 without the exec: shared by a run and by --probe. */
-static void confine(int abi, const struct args *a)
+/* Steps 4-6 without the exec: shared by a run and by --probe.  guard is
+ * WARDEN_GUARD_NO_IPC or 0; read-only is added when nothing is writable. */
+static void confine(int abi, const struct args *a, unsigned guard)
 {
 	int ruleset = build_ruleset(abi, a);
 
@@ -501,7 +598,9 @@ static void confine(int abi, const struct args *a)
 	if (syscall(__NR_landlock_restrict_self, ruleset, 0) < 0)
 		fatal("landlock", "restrict_self: %s", strerror(errno));
 	close(ruleset);
-	if (warden_guard_install(a->n_rw == 0) < 0)
+	if (a->n_rw == 0 && a->n_rw_fd == 0)
+		guard |= WARDEN_GUARD_READ_ONLY;
+	if (warden_guard_install(guard) < 0)
 		fatal("seccomp", "install the metadata guard: %s",
 		      strerror(errno));
 }
@@ -559,42 +658,6 @@ static void exec_command(char **argv)
 	fatal("exec", "%s: command not found in PATH", name);
 }
 
-/* ---------------------------------------------------------------- probe */
-
-__attribute__((noreturn))
-static void probe(void)
-{
-	struct args none;
-	int abi = landlock_abi();
-	int status;
-
-	memset(&none, 0, sizeof none);
-	fflush(stdout);
-	pid_t pid = fork();
-	if (pid < 0)
-		fatal("probe", "fork: %s", strerror(errno));
-	if (pid == 0) {
-		confine(abi, &none);
-		/* The guard must now answer for fchmod before the kernel does. */
-		if (syscall(__NR_fchmod, -1, 0) == 0 || errno != EACCES)
-			fatal("probe", "the metadata guard is not in effect");
-		_exit(0);
-	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			fatal("probe", "waitpid: %s", strerror(errno));
-	if (!WIFEXITED(status))
-		fatal("probe", "the confined child died of signal %d",
-		      WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-	if (WEXITSTATUS(status) != 0)
-		_exit(WARDEN_LANDLOCK_RUNNER_EXIT); /* it said why */
-	printf(WARDEN_LANDLOCK_PROBE_FORMAT "\n", abi,
-	       abi >= WARDEN_LANDLOCK_FULL_ABI ? "full" : "partial");
-	if (fflush(stdout) != 0)
-		fatal("probe", "write: %s", strerror(errno));
-	_exit(0);
-}
-
 static void notice_partial(int abi)
 {
 	static const char *const notices[] = {
@@ -608,20 +671,371 @@ static void notice_partial(int abi)
 	write_all(STDERR_FILENO, notices[abi], strlen(notices[abi]));
 }
 
+/* ------------------------------------------------------------ lifetime */
+
+/* Dies with the caller: SIGKILL when it exits.  A caller that exited
+ * before the request could not send it, so the parent must still be the
+ * one the runner started under. */
+static void die_with_parent(pid_t parent)
+{
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+		fatal("parent", "PR_SET_PDEATHSIG: %s", strerror(errno));
+	if (getppid() != parent)
+		fatal("parent", "the caller (pid %d) exited before the command "
+		      "started", (int)parent);
+}
+
+/* The first process of the new PID namespace cannot see its parent's pid
+ * (getppid() is 0 there): it holds the read end of a pipe whose write end
+ * only the outer runner holds, and reads POLLHUP once that is gone. */
+static void init_dies_with_runner(int lifeline)
+{
+	struct pollfd p = { lifeline, POLLIN, 0 };
+
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+		fatal("parent", "PR_SET_PDEATHSIG: %s", strerror(errno));
+	while (poll(&p, 1, 0) < 0)
+		if (errno != EINTR)
+			fatal("parent", "poll: %s", strerror(errno));
+	if (p.revents != 0)
+		_exit(WARDEN_LANDLOCK_RUNNER_EXIT); /* nobody is left to tell */
+}
+
+static int write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	size_t len = strlen(text);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, text, len);
+	int e = errno;
+	close(fd);
+	errno = e;
+	if (n != (ssize_t)len) {
+		if (n >= 0)
+			errno = EIO;
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * New IPC and PID namespaces for the children to come: directly when the
+ * runner may (CAP_SYS_ADMIN: root), else inside a user namespace of its
+ * own that maps only its own uid and gid.  0, or -1 with errno.
+ */
+static int isolate(void)
+{
+	unsigned uid = (unsigned)geteuid(), gid = (unsigned)getegid();
+	char map[64];
+
+	if (unshare(CLONE_NEWIPC | CLONE_NEWPID) == 0)
+		return 0;
+	if (errno != EPERM)
+		return -1;
+	if (unshare(CLONE_NEWUSER | CLONE_NEWIPC | CLONE_NEWPID) < 0)
+		return -1;
+	snprintf(map, sizeof map, "%u %u 1\n", uid, uid);
+	if (write_file("/proc/self/uid_map", map) < 0 ||
+	    write_file("/proc/self/setgroups", "deny\n") < 0)
+		return -1;
+	snprintf(map, sizeof map, "%u %u 1\n", gid, gid);
+	return write_file("/proc/self/gid_map", map);
+}
+
+/* The signals the outer runner passes on to the command. */
+static const int forwarded[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM,
+                                 SIGUSR1, SIGUSR2 };
+#define N_FORWARDED (sizeof forwarded / sizeof forwarded[0])
+
+/* What the caller gave the runner, given back to the command. */
+static struct sigaction caller_action[N_FORWARDED];
+static sigset_t caller_mask;
+
+static void on_forwarded(int sig)
+{
+	(void)sig; /* taken by sigwaitinfo(); the handler only has to exist */
+}
+
+/* Blocks the forwarded signals and SIGCHLD into `set` for
+ * sigwaitinfo(): the first process of a PID namespace only receives,
+ * from outside it, the signals it has a handler for. */
+static void catch_signals(sigset_t *set)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_forwarded;
+	sigemptyset(&sa.sa_mask);
+	sigemptyset(set);
+	sigaddset(set, SIGCHLD);
+	for (size_t i = 0; i < N_FORWARDED; i++) {
+		if (sigaction(forwarded[i], NULL, &caller_action[i]) < 0)
+			fatal("signals", "sigaction: %s", strerror(errno));
+		/* One the caller ignores stays ignored. */
+		if (caller_action[i].sa_handler == SIG_IGN)
+			continue;
+		if (sigaction(forwarded[i], &sa, NULL) < 0)
+			fatal("signals", "sigaction: %s", strerror(errno));
+		sigaddset(set, forwarded[i]);
+	}
+	if (sigprocmask(SIG_BLOCK, set, &caller_mask) < 0)
+		fatal("signals", "sigprocmask: %s", strerror(errno));
+}
+
+static void restore_signals(void)
+{
+	for (size_t i = 0; i < N_FORWARDED; i++)
+		sigaction(forwarded[i], &caller_action[i], NULL);
+	sigprocmask(SIG_SETMASK, &caller_mask, NULL);
+}
+
+/* Waits for one of `set`; SIGCHLD or a signal to forward. */
+static int wait_signal(const sigset_t *set)
+{
+	for (;;) {
+		int sig = sigwaitinfo(set, NULL);
+
+		if (sig > 0)
+			return sig;
+		if (errno != EINTR)
+			fatal("signals", "sigwaitinfo: %s", strerror(errno));
+	}
+}
+
+/* Ends the runner the way the command ended. */
+__attribute__((noreturn))
+static void exit_as(int status)
+{
+	if (WIFSIGNALED(status)) {
+		int sig = WTERMSIG(status);
+		struct rlimit none = { 0, 0 };
+		sigset_t only;
+
+		signal(sig, SIG_DFL);
+		setrlimit(RLIMIT_CORE, &none); /* the command's core, not ours */
+		sigemptyset(&only);
+		sigaddset(&only, sig);
+		sigprocmask(SIG_UNBLOCK, &only, NULL);
+		raise(sig);
+		_exit(128 + sig);
+	}
+	_exit(WIFEXITED(status) ? WEXITSTATUS(status)
+	                        : WARDEN_LANDLOCK_RUNNER_EXIT);
+}
+
+/*
+ * The first process of the new PID namespace: confines itself, starts the
+ * command as its child, passes signals on to everything in the namespace,
+ * reaps what is reparented to it, and, once the command has ended, writes
+ * its wait status to `result` and exits.  Its exit ends the namespace:
+ * the kernel kills whatever the command left running, double-forked or
+ * not.  It dies with the outer runner (SIGKILL), so with warden.
+ */
+__attribute__((noreturn))
+static void run_init(int abi, const struct args *a, int lifeline, int result,
+                     const sigset_t *set)
+{
+	init_dies_with_runner(lifeline);
+	if (setsid() < 0)
+		fatal("setsid", "%s", strerror(errno));
+	confine(abi, a, 0);
+	init_dies_with_runner(lifeline);
+	close(lifeline);
+	notice_partial(abi);
+
+	pid_t cmd = fork();
+	if (cmd < 0)
+		fatal("fork", "%s", strerror(errno));
+	if (cmd == 0) {
+		restore_signals();
+		exec_command(a->command);
+	}
+	/* From here on only the command's exec closes the status pipe. */
+	close(status_fd);
+	status_fd = -1;
+	for (;;) {
+		int sig = wait_signal(set), st;
+		pid_t w;
+
+		if (sig != SIGCHLD) {
+			kill(-1, sig); /* every process of the namespace but us */
+			continue;
+		}
+		while ((w = waitpid(-1, &st, WNOHANG)) > 0) {
+			if (w == cmd) {
+				write_all(result, (const char *)&st, sizeof st);
+				_exit(0);
+			}
+		}
+	}
+}
+
+/*
+ * The outer runner, in warden's process group: makes the namespaces,
+ * starts their first process, passes warden's signals to it, and ends
+ * the way the command ended.  Never returns.
+ */
+__attribute__((noreturn))
+static void supervise(int abi, const struct args *a, pid_t parent)
+{
+	int lifeline[2], result[2], st, cmd_st;
+	sigset_t set;
+	pid_t init;
+	ssize_t n;
+
+	if (isolate() < 0)
+		fatal("namespaces", "cannot give the command IPC and PID "
+		      "namespaces of its own: %s (without them, run with "
+		      "--no-namespaces: the backend passes it when its probe "
+		      "finds none)", strerror(errno));
+	die_with_parent(parent); /* credentials may have changed */
+	if (pipe2(lifeline, O_CLOEXEC) < 0 || pipe2(result, O_CLOEXEC) < 0)
+		fatal("pipe", "%s", strerror(errno));
+	catch_signals(&set);
+	init = fork();
+	if (init < 0)
+		fatal("fork", "%s", strerror(errno));
+	if (init == 0) {
+		close(lifeline[1]);
+		close(result[0]);
+		run_init(abi, a, lifeline[0], result[1], &set);
+	}
+	close(lifeline[0]);
+	close(result[1]);
+	close(status_fd);
+	status_fd = -1;
+	for (size_t i = 0; i < a->n_rw_fd; i++)
+		close(a->rw_fd[i]);
+
+	for (;;) {
+		int sig = wait_signal(&set);
+		pid_t w;
+
+		if (sig != SIGCHLD) {
+			kill(init, sig);
+			continue;
+		}
+		while ((w = waitpid(init, &st, WNOHANG)) < 0 && errno == EINTR)
+			;
+		if (w == init)
+			break;
+		if (w < 0)
+			fatal("waitpid", "%s", strerror(errno));
+	}
+	do
+		n = read(result[0], &cmd_st, sizeof cmd_st);
+	while (n < 0 && errno == EINTR);
+	/* Without a status the first process ended on its own: its fatal
+	 * line is said, its exit is the runner's. */
+	exit_as(n == (ssize_t)sizeof cmd_st ? cmd_st : st);
+}
+
+/* ---------------------------------------------------------------- probe */
+
+/* The probe child's exit when the namespaces could not be made but the
+ * fallback (IPC refused by the guard) is in effect. */
+#define PROBE_NO_NAMESPACES 3
+
+static void probe_guard(void)
+{
+	/* The guard must now answer for fchmod before the kernel does. */
+	if (syscall(__NR_fchmod, -1, 0) == 0 || errno != EACCES)
+		fatal("probe", "the metadata guard is not in effect");
+}
+
+/* In a child of --probe: what a read-only run gets, checked for real. */
+__attribute__((noreturn))
+static void probe_child(int abi)
+{
+	struct args none;
+	int status;
+
+	memset(&none, 0, sizeof none);
+	if (isolate() < 0) {
+		confine(abi, &none, WARDEN_GUARD_NO_IPC);
+		probe_guard();
+		if (syscall(__NR_shmget, IPC_PRIVATE, 4096, 0600) != -1 ||
+		    errno != EPERM)
+			fatal("probe", "the IPC guard is not in effect");
+		_exit(PROBE_NO_NAMESPACES);
+	}
+	pid_t pid = fork();
+	if (pid < 0)
+		fatal("probe", "fork: %s", strerror(errno));
+	if (pid == 0) {
+		if (getpid() != 1)
+			fatal("probe", "not the first process of a new PID "
+			      "namespace (pid %d)", (int)getpid());
+		confine(abi, &none, 0);
+		probe_guard();
+		_exit(0);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			fatal("probe", "waitpid: %s", strerror(errno));
+	if (!WIFEXITED(status))
+		fatal("probe", "the confined child died of signal %d",
+		      WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+	_exit(WEXITSTATUS(status));
+}
+
+__attribute__((noreturn))
+static void probe(void)
+{
+	int abi = landlock_abi();
+	int status, ns;
+
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid < 0)
+		fatal("probe", "fork: %s", strerror(errno));
+	if (pid == 0)
+		probe_child(abi);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			fatal("probe", "waitpid: %s", strerror(errno));
+	if (!WIFEXITED(status))
+		fatal("probe", "the confined child died of signal %d",
+		      WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+	if (WEXITSTATUS(status) != 0 &&
+	    WEXITSTATUS(status) != PROBE_NO_NAMESPACES)
+		_exit(WARDEN_LANDLOCK_RUNNER_EXIT); /* it said why */
+	ns = WEXITSTATUS(status) == 0;
+	printf(WARDEN_LANDLOCK_PROBE_FORMAT "\n", abi,
+	       abi >= WARDEN_LANDLOCK_FULL_ABI && ns ? "full" : "partial",
+	       ns ? "yes" : "no");
+	if (fflush(stdout) != 0)
+		fatal("probe", "write: %s", strerror(errno));
+	_exit(0);
+}
+
 int main(int argc, char **argv)
 {
 	struct args a;
+	pid_t parent = getppid();
 
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+		fatal("parent", "PR_SET_PDEATHSIG: %s", strerror(errno));
+	/* A caller gone before that is seen below: the status pipe has no
+	 * reader (EPIPE), or the parent is no longer the one we started
+	 * under. */
 	take_status_fd_early(argc, argv);
+	die_with_parent(parent);
 	parse_args(argc, argv, &a);
 	if (a.probe)
 		probe();
 	if (a.status_fd >= 0 && status_fd < 0)
 		take_status_fd(a.status_fd);
-	close_inherited_fds();
+	close_inherited_fds(&a);
 	leave_terminal();
 	int abi = landlock_abi();
-	confine(abi, &a);
+	if (!a.no_namespaces)
+		supervise(abi, &a, parent);
+	confine(abi, &a, WARDEN_GUARD_NO_IPC);
+	die_with_parent(parent);
 	notice_partial(abi);
 	exec_command(a.command);
 }

@@ -20,6 +20,20 @@
  *   ll-act status ARGV              run ARGV with a status pipe; "@FD@" in
  *                                   ARGV becomes its number; print "exit=N"
  *                                   and "status=<what was written>|EMPTY"
+ *   ll-act getversion PATH          print PATH's inode generation
+ *                                   (FS_IOC_GETVERSION on a read-only fd)
+ *   ll-act setversion PATH [hi|ext4] set it to 4242 through a read-only fd:
+ *                                   FS_IOC_SETVERSION, the same with junk in
+ *                                   the request's high 32 bits (the kernel
+ *                                   reads an unsigned int), or ext4's
+ *                                   EXT4_IOC_SETVERSION
+ *   ll-act fiogetown                FIOGETOWN on a socket: a harmless
+ *                                   request the ioctl allowlist leaves out
+ *   ll-act ipc-create KEY           create a SysV shm segment, semaphore
+ *                                   set and message queue with KEY and the
+ *                                   POSIX message queue /warden-KEY
+ *   ll-act ipc-remove KEY           remove all four
+ *   ll-act ipc-exists KEY           say which of the four exist
  *
  * The single actions print "ACTION: ok" (exit 0) or "ACTION: strerror"
  * (exit 1).
@@ -36,8 +50,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <mqueue.h>
 #include <sys/ioctl.h>
+#include <sys/ipc.h>
 #include <sys/mman.h>
+#include <sys/msg.h>
+#include <sys/sem.h>
+#include <sys/shm.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
@@ -206,6 +227,67 @@ static int act_status(char **argv)
 	return 0;
 }
 
+static int act_version(int argc, char **argv)
+{
+	/* ext4's own spelling (fs/ext4/ext4.h). */
+	const unsigned long ext4_setversion = _IOW('f', 4, long);
+	int fd = open(argv[2], O_RDONLY | O_CLOEXEC);
+	long v = 4242;
+	unsigned long req = FS_IOC_SETVERSION;
+
+	if (fd < 0)
+		return report(argv[1], -1);
+	if (strcmp(argv[1], "getversion") == 0) {
+		if (ioctl(fd, FS_IOC_GETVERSION, &v) < 0)
+			return report(argv[1], -1);
+		printf("%lu\n", (unsigned long)(unsigned int)v);
+		return 0;
+	}
+	if (argc == 4 && strcmp(argv[3], "ext4") == 0)
+		req = ext4_setversion;
+	else if (argc == 4 && strcmp(argv[3], "hi") == 0)
+		req |= 0x5a5a5a5aUL << 32;
+	else if (argc != 3)
+		return 2;
+	/* The raw syscall, so that the high bits reach the kernel. */
+	return report(argv[1], (int)syscall(SYS_ioctl, fd, req, &v));
+}
+
+static int act_ipc(const char *what, const char *keytext)
+{
+	key_t key = (key_t)strtol(keytext, NULL, 0);
+	char name[64];
+	int bad = 0, id;
+
+	snprintf(name, sizeof name, "/warden-%s", keytext);
+	if (strcmp(what, "ipc-create") == 0) {
+		mqd_t q;
+
+		bad |= report("shmget", shmget(key, 4096, IPC_CREAT | 0600) < 0 ? -1 : 0);
+		bad |= report("semget", semget(key, 1, IPC_CREAT | 0600) < 0 ? -1 : 0);
+		bad |= report("msgget", msgget(key, IPC_CREAT | 0600) < 0 ? -1 : 0);
+		q = mq_open(name, O_CREAT | O_RDONLY, 0600, NULL);
+		bad |= report("mq_open", q == (mqd_t)-1 ? -1 : 0);
+		return bad;
+	}
+	if (strcmp(what, "ipc-remove") == 0) {
+		id = shmget(key, 0, 0);
+		bad |= report("shmctl", id < 0 ? -1 : shmctl(id, IPC_RMID, NULL));
+		id = semget(key, 0, 0);
+		bad |= report("semctl", id < 0 ? -1 : semctl(id, 0, IPC_RMID));
+		id = msgget(key, 0);
+		bad |= report("msgctl", id < 0 ? -1 : msgctl(id, IPC_RMID, NULL));
+		bad |= report("mq_unlink", mq_unlink(name));
+		return bad;
+	}
+	printf("shm=%s\n", shmget(key, 0, 0) >= 0 ? "yes" : "no");
+	printf("sem=%s\n", semget(key, 0, 0) >= 0 ? "yes" : "no");
+	printf("msg=%s\n", msgget(key, 0) >= 0 ? "yes" : "no");
+	mqd_t q = mq_open(name, O_RDONLY);
+	printf("mq=%s\n", q != (mqd_t)-1 ? "yes" : "no");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *act = argc > 1 ? argv[1] : "";
@@ -261,6 +343,18 @@ int main(int argc, char **argv)
 		}
 		return 0;
 	}
+	if ((strcmp(act, "getversion") == 0 && argc == 3) ||
+	    (strcmp(act, "setversion") == 0 && (argc == 3 || argc == 4)))
+		return act_version(argc, argv);
+	if (strcmp(act, "fiogetown") == 0) {
+		int sv[2], owner = 0;
+		if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0)
+			return report(act, -1);
+		return report(act, ioctl(sv[0], FIOGETOWN, &owner));
+	}
+	if ((strcmp(act, "ipc-create") == 0 || strcmp(act, "ipc-remove") == 0 ||
+	     strcmp(act, "ipc-exists") == 0) && argc == 3)
+		return act_ipc(act, argv[2]);
 	if (strcmp(act, "pty") == 0 && argc > 3)
 		return act_pty(strcmp(argv[2], "leader") == 0, argv + 3);
 	if (strcmp(act, "status") == 0 && argc > 2)

@@ -12,8 +12,8 @@ fi
 
 probe=$("$RUNNER" --probe)
 case $probe in
-abi=[3-9]\ enforcement=full) ok "probe: $probe" ;;
-*) fail "probe: '$probe', want abi>=3 enforcement=full on this kernel" ;;
+abi=[3-9]\ enforcement=full\ namespaces=yes) ok "probe: $probe" ;;
+*) fail "probe: '$probe', want abi>=3 enforcement=full namespaces=yes on this kernel (as root)" ;;
 esac
 
 # The deterministic partial-ABI fake must print exactly the notice the
@@ -199,5 +199,19 @@ status=started" ]; then
 		echo "      the guard's i386 table cannot be exercised here"
 	fi
 done
+
+# The root by descriptor (--rw-fd): the rule is made on what the caller
+# opened, and the descriptor never reaches the command.
+echo "---- --rw-fd"
+remember_outside
+rm -f "$T/ws/by-fd"
+fds=$(exec 7<"$T/ws"; "$RUNNER" --rw-fd 7 -- sh -c "echo in > $T/ws/by-fd; echo x > $T/outside/file; $ACT fds" 2>/dev/null)
+if [ "$(cat "$T/ws/by-fd" 2>/dev/null)" = in ] && [ -z "$fds" ]; then
+	ok "--rw-fd: the root is writable through the descriptor, which the command does not hold"
+else
+	fail "--rw-fd: by-fd='$(cat "$T/ws/by-fd" 2>/dev/null)' fds='$fds'"
+fi
+assert_outside_unchanged "--rw-fd: outside"
+expect_fatal "--rw-fd of a closed descriptor" "$RUNNER" --rw-fd 9 -- true
 
 finish

@@ -1,0 +1,188 @@
+#!/bin/sh
+# boundary.sh — the Landlock backend against the detours of DESIGN §2
+# "Boundary integrity", through a real `warden run` with a landlock-only
+# config in both confining modes, as root: host IPC, file ioctls, and a
+# command that would outlive a killed warden.  Each case checks the host
+# afterwards (its IPC objects, the file's generation and ctime, what the
+# killed run could still print), not only exit codes.  The runner's
+# fallback without namespaces (what an unprivileged caller without user
+# namespaces gets) is reached by nesting: a confined process holds no
+# capability and may not make a user namespace.
+. "$top_srcdir/tests/run/lib.sh"
+
+ACT=$top_builddir/tests/landlock/ll-act
+[ -x "$ACT" ] || { echo "FAIL: $ACT was not built"; exit 1; }
+if [ "$(id -u)" -ne 0 ]; then
+	echo "FAIL: must run as root (as CI does): the runner makes its namespaces"
+	echo "directly only with root's privilege"
+	exit 1
+fi
+
+config ll-ro read-only landlock
+config ll-ww workspace-write landlock
+O=$T/outside/file
+
+# Keys no other run uses: the host's IPC namespace is shared with
+# everything else on the machine.
+KEY=$((0x57440000 + ($$ % 4096) * 16))
+
+# ipc_absent WHAT KEY: none of the four objects of KEY exists on the host
+# (asked of the host's namespaces, and in /proc/sysvipc).
+ipc_absent() {
+	got=$("$ACT" ipc-exists "$2" | tr '\n' ' ')
+	if [ "$got" != "shm=no sem=no msg=no mq=no " ]; then
+		fail "$1: the host has: $got"
+		"$ACT" ipc-remove "$2" >/dev/null
+	elif awk -v k="$2" 'NR > 1 && $1 == k { f = 1 } END { exit !f }' \
+		/proc/sysvipc/shm /proc/sysvipc/sem /proc/sysvipc/msg; then
+		fail "$1: /proc/sysvipc lists key $2"
+	else
+		ok "$1: nothing of key $2 on the host"
+	fi
+}
+
+echo "---- warden plugins: full read-only with namespaces, as root"
+(cd "$T/ws" && "$WARDEN" --config "$T/ll-ro.ini" plugins --json) >"$T/plugins.json" 2>"$T/err"
+probe() { # probe FILE MODE: "enforcement|detail" of the landlock backend
+	"$PY" - "$1" "$2" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+items = doc if isinstance(doc, list) else doc.get("plugins", [])
+for p in items:
+    if p.get("instance") == "landlock":
+        m = p["probes"][sys.argv[2]]
+        print("%s|%s" % (m["enforcement"], m["detail"]))
+PY
+}
+case $(probe "$T/plugins.json" read-only) in
+"full|"*"IPC and PID namespaces of its own"*) ok "plugins: read-only full, namespaces named" ;;
+*) fail "plugins: read-only: $(probe "$T/plugins.json" read-only)" ;;
+esac
+case $(probe "$T/plugins.json" workspace-write) in
+partial*) ok "plugins: workspace-write partial" ;;
+*) fail "plugins: workspace-write: $(probe "$T/plugins.json" workspace-write)" ;;
+esac
+
+for c in ll-ro ll-ww; do
+	echo "---- $c: host IPC (SysV shm, sem, msg; POSIX mqueue)"
+	k=$KEY
+	KEY=$((KEY + 2))
+	host=$((k + 1))
+	# An object of the host's the command must neither see nor remove.
+	"$ACT" ipc-create $host >/dev/null || fail "$c: cannot create the host's objects"
+	# Landlock refuses to open a message queue (its file system is no
+	# path beneath a rule) but not to create one: mq_open(O_CREAT) made
+	# the host's queue before it failed.
+	wr $c run -- "$ACT" ipc-create $k
+	if [ "$(grep -c -e '^shmget: ok$' -e '^semget: ok$' -e '^msgget: ok$' "$T/out")" = 3 ] &&
+		grep -q -x -e 'mq_open: ok' -e 'mq_open: Permission denied' "$T/out"; then
+		ok "$c: the command made its objects (in a namespace of its own)"
+	else
+		fail "$c: ipc-create inside: exit $rc: $(tr '\n' ' ' <"$T/out")"
+	fi
+	ipc_absent "$c: after the run" $k
+	wr $c run -- "$ACT" ipc-remove $host
+	[ "$(grep -c ': ok$' "$T/out")" = 0 ] ||
+		fail "$c: the command removed a host object: $(tr '\n' ' ' <"$T/out")"
+	wr $c run -- "$ACT" ipc-exists $host
+	[ "$(tr '\n' ' ' <"$T/out")" = "shm=no sem=no msg=no mq=no " ] ||
+		fail "$c: the command sees the host's objects: $(tr '\n' ' ' <"$T/out")"
+	got=$("$ACT" ipc-exists $host | tr '\n' ' ')
+	if [ "$got" = "shm=yes sem=yes msg=yes mq=yes " ]; then
+		ok "$c: the host's objects are untouched and unseen"
+	else
+		fail "$c: the host's objects after the run: $got"
+	fi
+	"$ACT" ipc-remove $host >/dev/null
+
+	echo "---- $c: file ioctls"
+	echo original >"$O"
+	echo ctl >"$T/ctl"
+	# Control: unconfined, the same request works on this file system.
+	g0=$("$ACT" getversion "$T/ctl")
+	if ! "$ACT" setversion "$T/ctl" >/dev/null || [ "$("$ACT" getversion "$T/ctl")" != 4242 ]; then
+		fail "$c: FS_IOC_SETVERSION does not work unconfined here (generation $g0): the case proves nothing"
+	fi
+	gen=$("$ACT" getversion "$O")
+	ct=$(stat -c %z "$O")
+	sleep 0.01
+	for how in "" hi ext4; do
+		wr $c run -- "$ACT" setversion "$O" $how
+		if grep -q 'setversion: Permission denied' "$T/out"; then
+			ok "$c: SETVERSION${how:+ ($how)} on a read-only descriptor refused"
+		else
+			fail "$c: SETVERSION${how:+ ($how)}: exit $rc: $(cat "$T/out" "$T/err")"
+		fi
+	done
+	[ "$("$ACT" getversion "$O")" = "$gen" ] && [ "$(stat -c %z "$O")" = "$ct" ] &&
+		ok "$c: the outside file's generation ($gen) and ctime are unchanged" ||
+		fail "$c: generation $gen -> $("$ACT" getversion "$O"), ctime $ct -> $(stat -c %z "$O")"
+	wr $c run -- "$ACT" getversion "$O"
+	[ "$rc" = 0 ] && [ "$(cat "$T/out")" = "$gen" ] &&
+		ok "$c: FS_IOC_GETVERSION (allowed) reads it" ||
+		fail "$c: getversion inside: exit $rc: $(cat "$T/out" "$T/err")"
+	"$ACT" fiogetown | grep -q 'fiogetown: ok' ||
+		fail "$c: FIOGETOWN does not work unconfined: the case proves nothing"
+	wr $c run -- "$ACT" fiogetown
+	grep -q 'fiogetown: Inappropriate ioctl for device' "$T/out" &&
+		ok "$c: a request off the allowlist gets ENOTTY" ||
+		fail "$c: FIOGETOWN: $(cat "$T/out" "$T/err")"
+
+	echo "---- $c: SIGKILL to warden run kills the command and all it started"
+	s=$(( ($$ + ${#c}) % 90 + 10 ))
+	p="sleep 2.$s"
+	(cd "$T/ws" && exec "$WARDEN" --config "$T/$c.ini" run -c "
+		($p; echo orphan-$s) &
+		setsid sh -c '$p; echo setsid-$s' &
+		sh -c '($p; echo double-$s) &'
+		echo started-$s; $p; echo marker-$s") >"$T/kill.out" 2>"$T/kill.err" </dev/null &
+	wpid=$!
+	i=0
+	while ! grep -q "started-$s" "$T/kill.out" && [ $i -lt 100 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	[ $i -lt 100 ] || fail "$c: the command never started: $(cat "$T/kill.err")"
+	kill -KILL $wpid
+	wait $wpid
+	sleep 3
+	if grep -q -e "marker-$s" -e "orphan-$s" -e "setsid-$s" -e "double-$s" "$T/kill.out"; then
+		fail "$c: something outlived warden: $(tr '\n' ' ' <"$T/kill.out")"
+	else
+		ok "$c: no marker after warden's death (command, child, setsid, double fork)"
+	fi
+	left=$(leftovers "$p")
+	[ -z "$left" ] && ok "$c: nothing left running" || fail "$c: left running: $left"
+done
+
+echo "---- without namespaces (nested: no capability, no user namespace)"
+nested=$("$RUNNER" -- "$RUNNER" --probe)
+case $nested in
+"abi="[3-9]" enforcement=partial namespaces=no") ok "runner probe: $nested" ;;
+*) fail "nested runner probe: '$nested', want enforcement=partial namespaces=no" ;;
+esac
+"$RUNNER" -- "$RUNNER" -- true 2>"$T/err"
+rc=$?
+[ $rc = 125 ] && grep -q '^warden-landlock-run: fatal: namespaces: ' "$T/err" &&
+	ok "a run promised namespaces fails when it cannot have them" ||
+	fail "nested run without --no-namespaces: exit $rc: $(cat "$T/err")"
+(cd "$T/ws" && "$RUNNER" --rw "$T" -- "$WARDEN" --config "$T/ll-ro.ini" plugins --json) \
+	>"$T/plugins.json" 2>"$T/err"
+case $(probe "$T/plugins.json" read-only) in
+"partial|"*"no PID namespace: detached processes can outlive warden"*)
+	ok "plugins without namespaces: read-only partial, named" ;;
+*) fail "plugins without namespaces: $(probe "$T/plugins.json" read-only) $(cat "$T/err")" ;;
+esac
+k=$KEY
+(cd "$T/ws" && "$RUNNER" --rw "$T" -- "$WARDEN" --config "$T/ll-ww.ini" run --json -- "$ACT" ipc-create $k) \
+	>"$T/out" 2>"$T/err"
+rc=$?
+if [ "$(grep -c ': Operation not permitted$' "$T/out")" = 4 ] &&
+	[ "$(field enforcement)" = partial ]; then
+	ok "warden run without namespaces: the four IPC calls refused (EPERM), partial"
+else
+	fail "warden run without namespaces: exit $rc: $(cat "$T/out" "$T/err")"
+fi
+ipc_absent "without namespaces" $k
+
+finish
