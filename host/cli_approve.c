@@ -27,6 +27,7 @@
 #include "approval.h"
 #include "cli.h"
 #include "session.h"
+#include "text.h"
 #include "vocab.h"
 #include "wconfig.h"
 
@@ -174,12 +175,11 @@ int warden_cmd_approve(struct warden_cli *cli, int argc, char **argv)
 		putchar('\n');
 		json_decref(o);
 	} else {
-		printf("%s", warden_outcome_name(res.outcome));
-		if (res.answerer[0])
-			printf(" (answerer %s)", res.answerer);
-		if (res.reason[0])
-			printf(": %s", res.reason);
-		printf(" [%s]\n", res.request_id);
+		warden_text_line(stdout, "%s%s%s%s%s%s [%s]",
+		                 warden_outcome_name(res.outcome),
+		                 res.answerer[0] ? " (answerer " : "", res.answerer,
+		                 res.answerer[0] ? ")" : "",
+		                 res.reason[0] ? ": " : "", res.reason, res.request_id);
 	}
 	if (fflush(stdout) != 0)
 		rc = WARDEN_EIO;

@@ -13,6 +13,7 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "text.h"
 #include "vocab.h"
 #include "wconfig.h"
 
@@ -84,12 +85,12 @@ static void print_plugins(const char *what, const struct warden_config_plugin *p
 	printf("%s (%zu):", what, n);
 	if (n == 0)
 		printf(" none");
-	for (i = 0; i < n; i++) {
-		printf("%s %s (plugin %s", i ? "," : "", p[i].name, p[i].plugin);
-		if (p[i].kind == WARDEN_PLUGIN_ANSWERER)
-			printf(", %s", isolation_name(p[i].isolation));
-		printf(")");
-	}
+	for (i = 0; i < n; i++)
+		warden_text_printf(stdout, "%s %s (plugin %s%s%s)", i ? "," : "",
+		                   p[i].name, p[i].plugin,
+		                   p[i].kind == WARDEN_PLUGIN_ANSWERER ? ", " : "",
+		                   p[i].kind == WARDEN_PLUGIN_ANSWERER
+		                   ? isolation_name(p[i].isolation) : "");
 	printf("\n");
 }
 
@@ -97,19 +98,19 @@ static void print_summary(const struct warden_config *c)
 {
 	size_t i;
 
-	printf("config: %s: ok\n", c->file);
+	warden_text_line(stdout, "config: %s: ok", c->file);
 	printf("default_mode: %s\n", warden_mode_name(c->default_mode));
 	printf("approval_policy: %s\n", warden_policy_name(c->approval_policy));
 	if (c->workspace_root != NULL)
-		printf("workspace_root: %s\n", c->workspace_root);
+		warden_text_line(stdout, "workspace_root: %s", c->workspace_root);
 	printf("require_full: %s\n", c->require_full ? "true" : "false");
-	printf("state_dir: %s\n", c->state_dir);
-	printf("plugin_dir: %s\n", c->plugin_dir);
+	warden_text_line(stdout, "state_dir: %s", c->state_dir);
+	warden_text_line(stdout, "plugin_dir: %s", c->plugin_dir);
 	print_plugins("backends", c->backends, c->n_backends);
 	print_plugins("answerers", c->answerers, c->n_answerers);
 	printf("presets (%zu%s):", c->n_presets, c->presets_builtin ? ", built-in" : "");
 	for (i = 0; i < c->n_presets; i++)
-		printf("%s %s (%s, %s)", i ? "," : "", c->presets[i].name,
+		warden_text_printf(stdout, "%s %s (%s, %s)", i ? "," : "", c->presets[i].name,
 		       warden_mode_name(c->presets[i].mode),
 		       warden_policy_name(c->presets[i].policy));
 	printf("\n");

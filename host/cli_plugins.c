@@ -30,6 +30,7 @@
 #include "cli.h"
 #include "loader.h"
 #include "sandbox.h"
+#include "text.h"
 #include "vocab.h"
 #include "wconfig.h"
 
@@ -164,30 +165,30 @@ static void print_text(const struct warden_config_plugin *cfg,
 {
 	int m;
 
-	printf("[%s %s] %s", section_kind(cfg), cfg->name,
-	       warden_load_status_name(r->status));
+	warden_text_printf(stdout, "[%s %s] %s", section_kind(cfg), cfg->name,
+	                   warden_load_status_name(r->status));
 	if (r->reason[0])
-		printf(": %s", r->reason);
+		warden_text_printf(stdout, ": %s", r->reason);
 	/* What the plugin says it is, once its descriptor was accepted; a
 	 * refused ABI is already in the reason. */
 	if (r->name[0])
-		printf("; %s %s, abi %u.%u", r->name, r->version, r->abi_major,
-		       r->abi_minor);
+		warden_text_printf(stdout, "; %s %s, abi %u.%u", r->name, r->version,
+		                   r->abi_major, r->abi_minor);
 	if (cfg->kind == WARDEN_PLUGIN_ANSWERER)
 		printf(", isolation %s", cfg->isolation == WARDEN_ISOLATION_PROCESS
 		       ? "process" : "inproc");
-	printf("; %s\n", r->path[0] ? r->path : cfg->plugin);
+	warden_text_line(stdout, "; %s", r->path[0] ? r->path : cfg->plugin);
 	for (m = 0; r->probed && m < 2; m++) {
 		const struct warden_probe *p = &r->probes[m];
 
 		if (p->usable)
-			printf("    %s: %s, privilege %s%s%s\n",
+			warden_text_line(stdout, "    %s: %s, privilege %s%s%s",
 			       warden_mode_name(probe_modes[m]),
 			       warden_enforcement_name(p->enforcement),
 			       p->privilege_dropped ? "dropped" : "KEPT",
 			       p->detail[0] ? "; " : "", p->detail);
 		else
-			printf("    %s: unusable: %s\n", warden_mode_name(probe_modes[m]),
+			warden_text_line(stdout, "    %s: unusable: %s", warden_mode_name(probe_modes[m]),
 			       p->detail[0] ? p->detail : "no reason given");
 	}
 }
@@ -294,7 +295,7 @@ int warden_cmd_plugins(struct warden_cli *cli, int argc, char **argv)
 		json_object_set_new(root, "config", warden_cli_json_string(cfg->file));
 		json_object_set(root, "plugins", list);
 	} else {
-		printf("config: %s\n", cfg->file);
+		warden_text_line(stdout, "config: %s", cfg->file);
 		if (total == 0)
 			printf("no plugins configured\n");
 	}

@@ -32,6 +32,7 @@
 #include "cli.h"
 #include "run.h"
 #include "session.h"
+#include "text.h"
 #include "vocab.h"
 #include "wconfig.h"
 
@@ -227,13 +228,13 @@ static void print_denial(const struct warden_run_report *rep,
 	const char *mode = warden_mode_name(rep->mode);
 
 	if (rep->policy == WARDEN_POLICY_NEVER) {
-		fprintf(stderr,
-		        "warden: denied by the %s sandbox (%s): %s; escalation is not possible (approval policy never)\n",
+		warden_text_line(stderr,
+		        "warden: denied by the %s sandbox (%s): %s; escalation is not possible (approval policy never)",
 		        mode, rep->backend, rep->denial);
 		return;
 	}
-	fprintf(stderr,
-	        "warden: denied by the %s sandbox (%s): %s; to ask for more: warden run --escalate %s --justification 'WHY' %s\n",
+	warden_text_line(stderr,
+	        "warden: denied by the %s sandbox (%s): %s; to ask for more: warden run --escalate %s --justification 'WHY' %s",
 	        mode, rep->backend, rep->denial,
 	        warden_mode_name(warden_run_next_mode(rep->mode)),
 	        o->command != NULL ? "-c '...'" : "-- ...");
@@ -242,7 +243,7 @@ static void print_denial(const struct warden_run_report *rep,
 static void print_notice(void *arg, const char *line)
 {
 	(void)arg;
-	fprintf(stderr, "warden: run: %s\n", line);
+	warden_text_line(stderr, "warden: run: %s", line);
 }
 
 int warden_cmd_run(struct warden_cli *cli, int argc, char **argv)
@@ -287,18 +288,18 @@ int warden_cmd_run(struct warden_cli *cli, int argc, char **argv)
 	}
 	status = rep.status;
 	if (rep.record_error[0] != '\0')
-		fprintf(stderr, "warden: run: %s the sandbox/run event could not be appended to session %s: %s\n",
+		warden_text_line(stderr, "warden: run: %s the sandbox/run event could not be appended to session %s: %s",
 		        rep.started ? "the command ran but" : "nothing ran and",
 		        rep.session, rep.record_error);
 	if (!rep.started && rep.refused != NULL)
-		fprintf(stderr, "warden: run: %s; nothing was run\n", rep.reason);
+		warden_text_line(stderr, "warden: run: %s; nothing was run", rep.reason);
 	else if (rep.cls == WARDEN_CLASS_SANDBOX_ERROR)
-		fprintf(stderr, "warden: run: sandbox-error: %s; the command did not run\n",
+		warden_text_line(stderr, "warden: run: sandbox-error: %s; the command did not run",
 		        rep.reason);
 	else if (rep.cls == WARDEN_CLASS_DENIED)
 		print_denial(&rep, &o);
 	else if (rep.timed_out)
-		fprintf(stderr, "warden: run: timed out after %.3g s; the command's process group was killed\n",
+		warden_text_line(stderr, "warden: run: timed out after %.3g s; the command's process group was killed",
 		        (double)o.timeout_ms / 1000.0);
 	if (o.json)
 		print_json(&rep);

@@ -26,6 +26,7 @@
 #include "policy.h"
 #include "preset.h"
 #include "session.h"
+#include "text.h"
 #include "vocab.h"
 #include "wconfig.h"
 
@@ -170,7 +171,7 @@ static json_t *own_fields(json_t *event)
 static int show_text(uint64_t line_no, json_t *event, void *ud)
 {
 	json_t *fields = own_fields(event);
-	char *text = json_dumps(fields, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	char *text = json_dumps(fields, JSON_COMPACT | JSON_PRESERVE_ORDER), *shown;
 
 	(void)line_no;
 	(void)ud;
@@ -179,10 +180,20 @@ static int show_text(uint64_t line_no, json_t *event, void *ud)
 		json_decref(fields);
 		return -WARDEN_EOS;
 	}
+	/* The fields are compact JSON: control characters are already \u
+	 * escapes there, but DEL, C1 and the characters that reorder text
+	 * are not. */
+	shown = warden_text_escape_dup(text, WARDEN_TEXT_KEEP_BACKSLASH);
+	if (shown == NULL) {
+		free(text);
+		json_decref(fields);
+		return -WARDEN_EOS;
+	}
 	printf("%lld %s %s %s\n",
 	       (long long)json_integer_value(json_object_get(event, "seq")),
 	       json_string_value(json_object_get(event, "time")),
-	       json_string_value(json_object_get(event, "type")), text);
+	       json_string_value(json_object_get(event, "type")), shown);
+	free(shown);
 	free(text);
 	json_decref(fields);
 	return 0;
@@ -263,8 +274,8 @@ static int session_state(struct warden_cli *cli, const char *id, int json)
 	printf("session: %s\n", res.session_id);
 	printf("mode: %s (%s)\n", warden_mode_name(res.mode), warden_source_name(res.mode_source));
 	printf("policy: %s (%s)\n", warden_policy_name(res.policy), warden_source_name(res.policy_source));
-	printf("preset: %s (%s)\n", res.preset, warden_source_name(res.preset_source));
-	printf("root: %s (%s)\n", res.root, warden_source_name(res.root_source));
+	warden_text_line(stdout, "preset: %s (%s)", res.preset, warden_source_name(res.preset_source));
+	warden_text_line(stdout, "root: %s (%s)", res.root, warden_source_name(res.root_source));
 	return 0;
 }
 
@@ -444,7 +455,7 @@ static int preset_list(struct warden_cli *cli, int json)
 				json_object_set_new(o, "current", json_boolean(is_current));
 			json_array_append_new(a, o);
 		} else {
-			printf("%s %-20s %-19s %-6s %s\n", is_current ? "*" : " ", t[i].name,
+			warden_text_line(stdout, "%s %-20s %-19s %-6s %s", is_current ? "*" : " ", t[i].name,
 			       warden_mode_name(t[i].mode), warden_policy_name(t[i].policy),
 			       t[i].description ? t[i].description : (t[i].label ? t[i].label : ""));
 		}
@@ -478,7 +489,7 @@ static int preset_select(struct warden_cli *cli, const char *name)
 	warden_config_free(cfg);
 	if (r < 0)
 		return warden_cli_fail(&err);
-	printf("preset: %s%s\n", name, changed ? "" : " (already current; nothing written)");
+	warden_text_line(stdout, "preset: %s%s", name, changed ? "" : " (already current; nothing written)");
 	return 0;
 }
 
@@ -504,7 +515,7 @@ static int preset_current(struct warden_cli *cli, int json)
 		                     "sandbox", warden_mode_name(res.mode),
 		                     "approval", warden_policy_name(res.policy)));
 	else
-		printf("%s\n", res.preset);
+		warden_text_line(stdout, "%s", res.preset);
 	return 0;
 }
 

@@ -117,7 +117,9 @@ int warden_env_build(char *const *env, const char *const *patterns, size_t n,
 			return warden_error_set(err, WARDEN_EOS,
 			                        "environment: out of memory");
 		}
-		drop = warden_env_name_matches(name, patterns, n) ||
+		drop = strncmp(name, WARDEN_ENV_OWN_PREFIX,
+		               strlen(WARDEN_ENV_OWN_PREFIX)) == 0 ||
+		       warden_env_name_matches(name, patterns, n) ||
 		       (for_runner &&
 		        warden_env_name_matches(name, warden_env_loader_names,
 		                                count(warden_env_loader_names)));

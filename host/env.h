@@ -1,7 +1,13 @@
 /*
  * env.h — the environment a command started by `warden run` receives.
  *
- * The caller's environment passes through, minus two kinds of names:
+ * The caller's environment passes through, minus three kinds of names:
+ *
+ *   warden's own    every WARDEN_* name (WARDEN_SESSION, WARDEN_CONFIG,
+ *                   ...), in every run, whatever scrub_env says: a command
+ *                   does not act as warden's caller, so it cannot aim a
+ *                   nested warden at the session or the config it runs
+ *                   under.
  *
  *   scrubbed names  credentials an agent's command has no business seeing
  *                   (tokens, secrets, keys, passwords, agent sockets).  A
@@ -50,12 +56,15 @@ int warden_env_patterns(const struct warden_config *cfg,
                         const char ***out, size_t *n,
                         struct warden_error *err);
 
+/* The prefix of warden's own names, removed from every run. */
+#define WARDEN_ENV_OWN_PREFIX "WARDEN_"
+
 /*
  * Filters `env` (NULL-terminated "NAME=value" strings, e.g. environ) into a
  * new NULL-terminated array in *out that points into `env` (the strings are
- * not copied; free only the array).  Entries whose name matches one of the
- * n patterns are dropped; with `for_runner`, the loader names too.  Entries
- * without '=' are dropped.  Returns 0 or -WARDEN_EOS (out of memory).
+ * not copied; free only the array).  warden's own names are dropped, and
+ * so are entries whose name matches one of the n patterns; with
+ * `for_runner`, the loader names too.  Entries without '=' are dropped.  Returns 0 or -WARDEN_EOS (out of memory).
  */
 int warden_env_build(char *const *env, const char *const *patterns, size_t n,
                      int for_runner, char ***out, struct warden_error *err);

@@ -17,6 +17,7 @@
 #include <warden/plugin.h>
 
 #include "cli.h"
+#include "text.h"
 #include "wjson.h"
 
 static const struct warden_command commands[] = {
@@ -100,7 +101,7 @@ int warden_cli_print_json(json_t *o, struct warden_error *err)
 
 int warden_cli_fail(const struct warden_error *err)
 {
-	fprintf(stderr, "warden: %s\n", err->msg[0] ? err->msg : "unknown error");
+	warden_text_line(stderr, "warden: %s", err->msg[0] ? err->msg : "unknown error");
 	return err->code ? err->code : WARDEN_EINTERNAL;
 }
 
@@ -111,13 +112,13 @@ json_t *warden_cli_json_string(const char *s)
 
 int warden_cli_usage(const char *fmt, ...)
 {
+	char msg[WARDEN_ERROR_MAX];
 	va_list ap;
 
-	fputs("warden: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fputs(" (see warden --help)\n", stderr);
+	warden_text_line(stderr, "warden: %s (see warden --help)", msg);
 	return WARDEN_EUSAGE;
 }
 

@@ -73,6 +73,27 @@ static void test_runner_environment_loses_loader_variables_only(void **state)
 	free(out);
 }
 
+static void test_warden_own_names_never_reach_a_command(void **state)
+{
+	char *env[] = { "WARDEN_SESSION=s1", "WARDEN_CONFIG=/ws/warden.ini",
+	                "WARDEN_=x", "WARDEN_ANYTHING_ELSE=y", "PATH=/bin",
+	                "XWARDEN_SESSION=kept", "warden_session=kept", NULL };
+	struct warden_error err;
+	char **out;
+	int runner;
+
+	(void)state;
+	/* Even with scrubbing configured off (no patterns), confined or not. */
+	for (runner = 0; runner < 2; runner++) {
+		assert_int_equal(warden_env_build(env, NULL, 0, runner, &out, &err), 0);
+		assert_string_equal(out[0], "PATH=/bin");
+		assert_string_equal(out[1], "XWARDEN_SESSION=kept");
+		assert_string_equal(out[2], "warden_session=kept");
+		assert_null(out[3]);
+		free(out);
+	}
+}
+
 static void test_configured_patterns_replace_the_default(void **state)
 {
 	static const char *const mine[] = { "FOO_*" };
@@ -156,6 +177,7 @@ int main(void)
 		cmocka_unit_test(test_default_patterns_scrub_credentials_case_insensitively),
 		cmocka_unit_test(test_ordinary_names_pass),
 		cmocka_unit_test(test_runner_environment_loses_loader_variables_only),
+		cmocka_unit_test(test_warden_own_names_never_reach_a_command),
 		cmocka_unit_test(test_configured_patterns_replace_the_default),
 		cmocka_unit_test(test_scrub_env_config_extends_or_replaces_or_disables),
 		cmocka_unit_test(test_bad_run_keys_are_config_errors_naming_the_line),
