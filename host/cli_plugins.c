@@ -44,6 +44,9 @@ struct plugin_report {
 	char version[65];
 	int probed;                 /* a loaded backend: probes[] are filled */
 	struct warden_probe probes[2];  /* read-only, workspace-write */
+	int network[2];             /* a restricted network's enforcement, 0
+	                               when the probe did not say (probe2) */
+	char network_detail[2][256];
 };
 
 static const int probe_modes[2] = { WARDEN_MODE_READ_ONLY, WARDEN_MODE_WORKSPACE_WRITE };
@@ -74,8 +77,12 @@ static void inspect_child(const struct warden_config *config,
 		int m;
 
 		if (warden_sandbox_new(&lp, 1, &svc, &err) == 0) {
-			for (m = 0; m < 2; m++)
+			for (m = 0; m < 2; m++) {
 				warden_sandbox_probe(svc, 0, probe_modes[m], &r.probes[m]);
+				r.network[m] = warden_sandbox_probe_network(
+					svc, 0, probe_modes[m], r.network_detail[m],
+					sizeof(r.network_detail[m]));
+			}
 			r.probed = 1;
 		}
 		warden_sandbox_free(svc);
@@ -140,6 +147,8 @@ static int inspect(const struct warden_config *config,
 		r->version[sizeof(r->version) - 1] = '\0';
 		r->probes[0].detail[sizeof(r->probes[0].detail) - 1] = '\0';
 		r->probes[1].detail[sizeof(r->probes[1].detail) - 1] = '\0';
+		r->network_detail[0][sizeof(r->network_detail[0]) - 1] = '\0';
+		r->network_detail[1][sizeof(r->network_detail[1]) - 1] = '\0';
 		return 0;
 	}
 	/* No report: the child died in dlopen() or open(). */
@@ -202,11 +211,15 @@ static json_t *probes_json(const struct plugin_report *r)
 		const struct warden_probe *p = &r->probes[m];
 
 		json_object_set_new(o, warden_mode_name(probe_modes[m]), json_pack(
-			"{s:b,s:o,s:b,s:o}", "usable", p->usable == 1,
+			"{s:b,s:o,s:b,s:o,s:o,s:o}", "usable", p->usable == 1,
 			"enforcement", p->usable ? json_string(warden_enforcement_name(p->enforcement))
 			                         : json_null(),
 			"privilege_dropped", p->usable && p->privilege_dropped,
-			"detail", p->detail[0] ? warden_cli_json_string(p->detail) : json_null()));
+			"detail", p->detail[0] ? warden_cli_json_string(p->detail) : json_null(),
+			"network", r->network[m] ? json_string(warden_enforcement_name(r->network[m]))
+			                         : json_null(),
+			"network_detail", r->network_detail[m][0]
+			                  ? warden_cli_json_string(r->network_detail[m]) : json_null()));
 	}
 	return o;
 }

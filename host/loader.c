@@ -43,6 +43,15 @@
 #define PLUGIN_NAME_MAX 64
 /* abi_major, abi_minor, struct_size, kind: what is read before anything. */
 #define DESC_HEADER_SIZE (4 * sizeof(uint32_t))
+/* The descriptor of ABI 1.0 ended with n_runner_rules: what every plugin
+ * of this major has at least.  Everything after it is a later minor's,
+ * and read only when the plugin's struct_size covers it. */
+#define DESC_SIZE_1_0 offsetof(struct warden_plugin, runner_rule_size)
+
+/* open() gets kv in the host's layout, which is every minor's so far.  A
+ * minor that grows warden_kv must hand an older plugin its own layout. */
+_Static_assert(sizeof(struct warden_kv) == WARDEN_KV_SIZE_1_0,
+               "warden_kv grew: lay kv out in the plugin's minor");
 
 const char *warden_load_status_name(int status)
 {
@@ -251,17 +260,19 @@ static int validate(const struct warden_config_plugin *cfg, const void *d,
 		return set_status(out, WARDEN_LOAD_MALFORMED, "abi %u.%u, host "
 		                  "speaks %d.x", p->abi_major, p->abi_minor,
 		                  WARDEN_PLUGIN_ABI_MAJOR);
-	if (p->struct_size < sizeof(struct warden_plugin))
+	if (p->struct_size < DESC_SIZE_1_0)
 		return set_status(out, WARDEN_LOAD_MALFORMED, "descriptor is %u "
 		                  "bytes, smaller than abi %d.0's %zu",
 		                  p->struct_size, WARDEN_PLUGIN_ABI_MAJOR,
-		                  sizeof(struct warden_plugin));
+		                  DESC_SIZE_1_0);
 	if (p->struct_size > sym_size)
 		return set_status(out, WARDEN_LOAD_MALFORMED, "descriptor claims "
 		                  "%u bytes but the symbol has %zu",
 		                  p->struct_size, sym_size);
-	/* A newer minor only appends: the host's prefix is all it reads. */
-	memcpy(p, d, sizeof(*p));
+	/* A newer minor only appends: the host's prefix is all it reads.  An
+	 * older minor's descriptor ends sooner: what it lacks stays zero, and
+	 * struct_size keeps saying where it ended. */
+	memcpy(p, d, p->struct_size < sizeof(*p) ? p->struct_size : sizeof(*p));
 	if (kind_name(p->kind) == NULL)
 		return set_status(out, WARDEN_LOAD_MALFORMED, "unknown kind %u "
 		                  "(%d answerer, %d backend)", p->kind,
@@ -285,13 +296,20 @@ static int validate(const struct warden_config_plugin *cfg, const void *d,
 		missing = "close";
 	else if (p->kind == WARDEN_PLUGIN_ANSWERER && p->decide == NULL)
 		missing = "decide";
-	else if (p->kind == WARDEN_PLUGIN_BACKEND && p->probe == NULL)
-		missing = "probe";
+	else if (p->kind == WARDEN_PLUGIN_BACKEND && p->probe == NULL &&
+	         p->probe2 == NULL)
+		missing = "probe (or probe2)";
 	else if (p->kind == WARDEN_PLUGIN_BACKEND && p->confine == NULL)
 		missing = "confine";
 	if (missing != NULL)
 		return set_status(out, WARDEN_LOAD_MALFORMED, "required op %s is "
 		                  "NULL", missing);
+	if (p->runner_rule_size != 0 &&
+	    p->runner_rule_size < WARDEN_RUNNER_RULE_SIZE_1_0)
+		return set_status(out, WARDEN_LOAD_MALFORMED, "runner_rule_size "
+		                  "%zu is smaller than abi %d.0's %zu",
+		                  p->runner_rule_size, WARDEN_PLUGIN_ABI_MAJOR,
+		                  (size_t)WARDEN_RUNNER_RULE_SIZE_1_0);
 	return 0;
 }
 
@@ -311,6 +329,8 @@ static int open_instance(const struct warden_config *config,
 	args.kv_count = cfg->kv_count;
 	args.libexec_dir = WARDEN_LIBEXEC_DIR;
 	args.timeout_ms = cfg->timeout_ms;
+	/* The host's warden_kv is the layout of every minor so far. */
+	args.kv_size = sizeof(struct warden_kv);
 	err[0] = '\0';
 	out->state = out->desc.open(&args, err, sizeof(err));
 	if (out->state == NULL) {

@@ -25,9 +25,19 @@
 /* A backend may not hand back more than this (a runaway plugin). */
 #define MAX_ITEMS 4096
 
+/* The host's runner rule is the layout of every minor so far; a minor
+ * that grows it must read an older plugin's table with its own stride
+ * (rules_copy() does) and zero what that table lacks. */
+_Static_assert(sizeof(struct warden_runner_rule) == WARDEN_RUNNER_RULE_SIZE_1_0,
+               "warden_runner_rule grew: copy each rule's known prefix");
+
 struct probe_cache {
 	int done;
 	struct warden_probe probe;
+	/* From probe2 (v1.1): enum warden_enforcement of a restricted
+	 * network in this mode, 0 when the backend did not say. */
+	int network_enforcement;
+	char network_detail[256];
 };
 
 struct warden_sandbox {
@@ -244,17 +254,20 @@ void warden_confined_free(struct warden_confined *c)
  * the table is broken (NULL where entries are promised). */
 static int rules_copy(const struct warden_plugin *d, struct warden_confined *c)
 {
-	size_t i, n = d->n_runner_rules;
+	size_t i, n = d->n_runner_rules, stride = WARDEN_RUNNER_RULE_STRIDE(d);
 	int ok;
 
 	if (n > MAX_ITEMS || (n > 0 && d->runner_rules == NULL))
 		return -1;
+	/* The table's elements are the plugin's size (runner_rule_size):
+	 * a newer minor's are longer, and only their prefix is read. */
 	c->runner_rules = calloc(n + 1, sizeof(*c->runner_rules));
 	if (c->runner_rules == NULL)
 		return -1;
 	c->n_runner_rules = n;
 	for (i = 0; i < n; i++) {
-		const struct warden_runner_rule *s = &d->runner_rules[i];
+		const struct warden_runner_rule *s = (const struct warden_runner_rule *)
+			(const void *)((const char *)d->runner_rules + i * stride);
 		struct warden_runner_rule *t = &c->runner_rules[i];
 		int *codes;
 
@@ -494,19 +507,49 @@ static void unusable(struct warden_probe *p, const char *fmt, ...)
 	va_end(ap);
 }
 
-static void run_probe(struct warden_loaded *b, int mode, struct warden_probe *p)
+/* Calls probe2 when the backend has it (v1.1), else probe; fills got
+ * (the answer in probe's terms) and pc's network facts. */
+static int call_probe(struct warden_loaded *b, int mode, struct warden_probe *got,
+                      struct probe_cache *pc)
+{
+	struct warden_probe2 p2;
+	int rc;
+
+	memset(got, 0, sizeof(*got));
+	if (b->desc.probe2 == NULL)
+		return b->desc.probe(b->state, mode, got);
+	memset(&p2, 0, sizeof(p2));
+	p2.struct_size = sizeof(p2);
+	rc = b->desc.probe2(b->state, mode, &p2);
+	got->usable = p2.usable;
+	got->enforcement = p2.enforcement;
+	got->privilege_dropped = p2.privilege_dropped;
+	memcpy(got->detail, p2.detail, sizeof(got->detail));
+	p2.network_detail[sizeof(p2.network_detail) - 1] = '\0';
+	if (rc == 0 && p2.usable == 1 &&
+	    (p2.network_enforcement == WARDEN_ENFORCEMENT_FULL ||
+	     p2.network_enforcement == WARDEN_ENFORCEMENT_PARTIAL)) {
+		pc->network_enforcement = p2.network_enforcement;
+		snprintf(pc->network_detail, sizeof(pc->network_detail), "%s",
+		         p2.network_detail);
+	}
+	return rc;
+}
+
+static void run_probe(struct warden_loaded *b, int mode, struct warden_probe *p,
+                      struct probe_cache *pc)
 {
 	struct warden_probe got;
 	int rc;
 
-	if (b->status != WARDEN_LOAD_LOADED || b->desc.probe == NULL ||
+	if (b->status != WARDEN_LOAD_LOADED ||
+	    (b->desc.probe == NULL && b->desc.probe2 == NULL) ||
 	    b->desc.confine == NULL || b->state == NULL) {
 		unusable(p, "%s: %s", load_word(b->status),
 		         b->reason[0] ? b->reason : "not loaded");
 		return;
 	}
-	memset(&got, 0, sizeof(got));
-	rc = b->desc.probe(b->state, mode, &got);
+	rc = call_probe(b, mode, &got, pc);
 	got.detail[sizeof(got.detail) - 1] = '\0';
 	if (rc != 0) {
 		/* Fail closed: a probe that failed proves nothing. */
@@ -532,6 +575,13 @@ static void run_probe(struct warden_loaded *b, int mode, struct warden_probe *p)
 		         "the command keeps its privileges%s%.200s",
 		         got.detail[0] ? "; " : "", got.detail);
 	}
+	if (!p->privilege_dropped &&
+	    pc->network_enforcement == WARDEN_ENFORCEMENT_FULL) {
+		/* A privileged command can undo what keeps it off the net. */
+		pc->network_enforcement = WARDEN_ENFORCEMENT_PARTIAL;
+		snprintf(pc->network_detail, sizeof(pc->network_detail),
+		         "the command keeps its privileges");
+	}
 }
 
 void warden_sandbox_probe(struct warden_sandbox *svc, size_t i, int mode,
@@ -547,11 +597,33 @@ void warden_sandbox_probe(struct warden_sandbox *svc, size_t i, int mode,
 	}
 	pc = &svc->cache[i * 2 + (size_t)(mode - 1)];
 	if (!pc->done) {
-		memset(&pc->probe, 0, sizeof(pc->probe));
-		run_probe(&svc->backends[i], mode, &pc->probe);
+		memset(pc, 0, sizeof(*pc));
+		run_probe(&svc->backends[i], mode, &pc->probe, pc);
+		if (!pc->probe.usable) {
+			pc->network_enforcement = 0;
+			pc->network_detail[0] = '\0';
+		}
 		pc->done = 1;
 	}
 	*out = pc->probe;
+}
+
+int warden_sandbox_probe_network(struct warden_sandbox *svc, size_t i, int mode,
+                                  char *detail, size_t len)
+{
+	struct warden_probe ignored;
+	const struct probe_cache *pc;
+
+	if (len > 0)
+		detail[0] = '\0';
+	warden_sandbox_probe(svc, i, mode, &ignored);
+	if (i >= svc->n || (mode != WARDEN_MODE_READ_ONLY &&
+	                    mode != WARDEN_MODE_WORKSPACE_WRITE))
+		return 0;
+	pc = &svc->cache[i * 2 + (size_t)(mode - 1)];
+	if (len > 0)
+		snprintf(detail, len, "%s", pc->network_detail);
+	return pc->network_enforcement;
 }
 
 void warden_policy_init(struct warden_policy *p)

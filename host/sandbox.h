@@ -110,6 +110,13 @@ const struct warden_loaded *warden_sandbox_backend(const struct warden_sandbox *
 void warden_sandbox_probe(struct warden_sandbox *svc, size_t i, int mode,
                           struct warden_probe *out);
 
+/* What the same probe said of a restricted network (only a backend with
+ * probe2, ABI 1.1, says it): enum warden_enforcement, or 0 when the
+ * backend did not say or is unusable; detail (len bytes) what is partial.
+ * Never full for a command that keeps its privileges. */
+int warden_sandbox_probe_network(struct warden_sandbox *svc, size_t i, int mode,
+                                 char *detail, size_t len);
+
 /*
  * Confines argv (argc entries, exact) for policy with the first backend,
  * in config order, whose probe says it can enforce policy->mode.  The

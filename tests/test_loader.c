@@ -202,7 +202,8 @@ static void test_every_broken_plugin_gets_its_exact_status_and_reason(void **sta
 	       "no descriptor: the object exports no symbol 'warden_plugin'");
 	expect(cfg, "major", 1, WARDEN_LOAD_MALFORMED, "abi 2.0, host speaks 1.x");
 	xsnprintf(small, sizeof(small), "descriptor is %zu bytes, smaller than abi 1.0's %zu",
-	         offsetof(struct warden_plugin, decide), sizeof(struct warden_plugin));
+	         offsetof(struct warden_plugin, decide),
+	         offsetof(struct warden_plugin, runner_rule_size));  /* the 1.0 descriptor */
 	expect(cfg, "small", 1, WARDEN_LOAD_MALFORMED, small);
 	expect(cfg, "nullop", 1, WARDEN_LOAD_MALFORMED, "required op decide is NULL");
 	expect(cfg, "noname", 1, WARDEN_LOAD_MALFORMED, "invalid name: empty");

@@ -104,5 +104,55 @@ for pair in warden_keys:warden backend_keys:backend answerer_keys:answerer \
 	done
 done
 
+# --- warden-plugin(7) and plugin.h: the ABI the host speaks, and every
+# --- field a minor appended (the fields after an "Appended in vX.Y"
+# --- comment in a struct of plugin.h) listed under that minor in the
+# --- header's ABI history and in the page's.
+/usr/bin/python3 - "$top_srcdir/plugin-api/warden/plugin.h" "$top_srcdir/man/warden-plugin.7.in" <<'PY' || fail=1
+import re, sys
+hdr, page = open(sys.argv[1]).read(), open(sys.argv[2]).read()
+bad = []
+major = re.search(r"^#define WARDEN_PLUGIN_ABI_MAJOR (\d+)$", hdr, re.M).group(1)
+minor = re.search(r"^#define WARDEN_PLUGIN_ABI_MINOR (\d+)$", hdr, re.M).group(1)
+if not re.search(r"This host speaks ABI\n\.BR %s\.%s \.\n" % (major, minor), page):
+    bad.append("warden-plugin(7) does not say 'This host speaks ABI %s.%s'" % (major, minor))
+# The header's history: from " * ABI history." to the next blank comment line.
+h = re.search(r"\* ABI history\..*?\n \*\n", hdr, re.S).group(0)
+entries = {}
+for m in re.finditer(r"\*   (\d+\.\d+)  (.*?)(?=\n \*   \d+\.\d+  |\Z)", h, re.S):
+    entries[m.group(1)] = m.group(2)
+# The page's history: its .SS ABI history up to the next .SS.
+p = re.search(r"\.SS ABI history\n(.*?)\n\.SS ", page, re.S).group(1)
+pentries = {}
+for m in re.finditer(r"\.TP\n\.B (\d+\.\d+)\n(.*?)(?=\n\.TP\n|\Z)", p, re.S):
+    pentries[m.group(1)] = m.group(2).replace("\\-", "-")
+for ver in [v for v in entries] + [v for v in pentries]:
+    if ver not in entries or ver not in pentries:
+        bad.append("minor %s is in one ABI history but not the other" % ver)
+if "%s.%s" % (major, minor) not in entries:
+    bad.append("plugin.h's ABI history has no entry for %s.%s" % (major, minor))
+for st in re.finditer(r"^struct (warden_\w+) \{\n(.*?)^\};", hdr, re.S | re.M):
+    name, body = st.group(1), st.group(2)
+    ver = None
+    for line in body.splitlines():
+        a = re.search(r"Appended in v(\d+\.\d+)", line)
+        if a:
+            ver = a.group(1)
+            continue
+        if ver is None or line.lstrip().startswith(("/*", "*")):
+            continue
+        f = re.search(r"\(\*(\w+)\)\(|(\w+)(?:\[\d+\])?;", line)
+        if not f:
+            continue
+        field = f.group(1) or f.group(2)
+        for where, text in (("plugin.h", entries.get(ver, "")), ("warden-plugin(7)", pentries.get(ver, ""))):
+            if not re.search(r"\b%s\b" % field, text):
+                bad.append("%s.%s was appended in %s but the ABI history of %s does not list it"
+                           % (name, field, ver, where))
+for b in bad:
+    print("FAIL: " + b)
+sys.exit(1 if bad else 0)
+PY
+
 [ "$fail" -eq 0 ] && echo "PASS: man pages render cleanly and match the code"
 exit "$fail"

@@ -231,6 +231,102 @@ static void test_probe_runs_once_per_mode_and_is_cached(void **s)
 	warden_sandbox_free(svc);
 }
 
+/* ABI 1.1: probe2, the successor of probe, with the network facts. */
+static int fake_probe2_calls;
+
+static int fake_probe2(void *state, int mode, struct warden_probe2 *out)
+{
+	struct fake *f = state;
+
+	fake_probe2_calls++;
+	assert_int_equal(out->struct_size, sizeof(*out));
+	assert_int_equal(out->network_enforcement, 0);  /* zero-filled */
+	out->usable = f->usable;
+	out->enforcement = f->enforcement;
+	out->privilege_dropped = f->privilege_dropped;
+	snprintf(out->detail, sizeof(out->detail), "%s by probe2, mode %d", f->name, mode);
+	out->network_enforcement = WARDEN_ENFORCEMENT_FULL;
+	snprintf(out->network_detail, sizeof(out->network_detail), "%s: no socket", f->name);
+	return 0;
+}
+
+static void test_probe2_is_called_instead_of_probe_with_network_facts(void **s)
+{
+	struct warden_sandbox *svc;
+	struct warden_probe pr;
+	char detail[256];
+
+	(void)s;
+	fake_probe2_calls = 0;
+	backend(0, "new", 1, WARDEN_ENFORCEMENT_FULL, 1);
+	loaded[0].desc.probe2 = fake_probe2;
+	backend(1, "kept", 1, WARDEN_ENFORCEMENT_FULL, 0);
+	loaded[1].desc.probe2 = fake_probe2;
+	loaded[1].desc.probe = NULL;            /* probe2 alone is enough */
+	backend(2, "old", 1, WARDEN_ENFORCEMENT_FULL, 1);
+	svc = service(3);
+	warden_sandbox_probe(svc, 0, WARDEN_MODE_READ_ONLY, &pr);
+	assert_int_equal(pr.usable, 1);
+	assert_string_equal(pr.detail, "new by probe2, mode 1");
+	assert_int_equal(fakes[0].probes, 0);
+	assert_int_equal(warden_sandbox_probe_network(svc, 0, WARDEN_MODE_READ_ONLY,
+	                                              detail, sizeof(detail)),
+	                 WARDEN_ENFORCEMENT_FULL);
+	assert_string_equal(detail, "new: no socket");
+	/* A command that keeps its privileges can undo a network boundary. */
+	assert_int_equal(warden_sandbox_probe_network(svc, 1, WARDEN_MODE_READ_ONLY,
+	                                              detail, sizeof(detail)),
+	                 WARDEN_ENFORCEMENT_PARTIAL);
+	assert_string_equal(detail, "the command keeps its privileges");
+	/* A backend with probe alone says nothing of the network. */
+	assert_int_equal(warden_sandbox_probe_network(svc, 2, WARDEN_MODE_READ_ONLY,
+	                                              detail, sizeof(detail)), 0);
+	assert_string_equal(detail, "");
+	assert_int_equal(fakes[2].probes, 1);
+	assert_int_equal(fake_probe2_calls, 2);  /* cached since */
+	warden_sandbox_free(svc);
+}
+
+/* ABI 1.1: a runner rule table laid out by a newer minor, whose elements
+ * are longer than this host's; runner_rule_size says by how much. */
+struct future_rule {
+	struct warden_runner_rule r;
+	const char *future;
+	long more[3];
+};
+static const int future_codes[] = { 126 };
+static const char *const future_fatal_a[] = { "first: fatal" };
+static const char *const future_fatal_b[] = { "second: fatal" };
+static const struct future_rule future_rules[] = {
+	{ { fake_codes, 1, future_fatal_a, 1, NULL, 0 }, "not for this host", { -1, -1, -1 } },
+	{ { future_codes, 1, future_fatal_b, 1, fake_info, 1 }, "nor this", { -1, -1, -1 } },
+};
+
+static void test_runner_rules_are_read_with_the_plugins_element_size(void **s)
+{
+	struct warden_sandbox *svc;
+	struct warden_confined *c = NULL;
+	struct warden_error err = { 0, "" };
+	struct warden_policy p = policy(WARDEN_MODE_READ_ONLY, root, -1);
+
+	(void)s;
+	backend(0, "future", 1, WARDEN_ENFORCEMENT_FULL, 1);
+	loaded[0].desc.runner_rules = &future_rules[0].r;
+	loaded[0].desc.n_runner_rules = 2;
+	loaded[0].desc.runner_rule_size = sizeof(struct future_rule);
+	svc = service(1);
+	assert_int_equal(warden_sandbox_confine(svc, cmd, 1, &p, &c, &err), 0);
+	assert_int_equal(c->n_runner_rules, 2);
+	assert_int_equal(c->runner_rules[0].exit_codes[0], 125);
+	assert_string_equal(c->runner_rules[0].fatal_signatures[0], "first: fatal");
+	assert_int_equal(c->runner_rules[0].n_informational_lines, 0);
+	assert_int_equal(c->runner_rules[1].exit_codes[0], 126);
+	assert_string_equal(c->runner_rules[1].fatal_signatures[0], "second: fatal");
+	assert_string_equal(c->runner_rules[1].informational_lines[0], "runner: notice");
+	warden_confined_free(c);
+	warden_sandbox_free(svc);
+}
+
 static void test_danger_full_access_is_refused_as_a_caller_bug(void **s)
 {
 	struct warden_sandbox *svc;
@@ -676,6 +772,8 @@ int main(void)
 		cmocka_unit_test(test_skipped_backends_are_named_in_order_with_their_reasons),
 		cmocka_unit_test(test_a_required_backend_that_fails_is_sandbox_unavailable),
 		cmocka_unit_test(test_require_full_skips_partial_backends_or_refuses),
+		cmocka_unit_test(test_probe2_is_called_instead_of_probe_with_network_facts),
+		cmocka_unit_test(test_runner_rules_are_read_with_the_plugins_element_size),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -25,7 +25,72 @@
  *   - abi_minor newer than the host's: loaded; the fields the host does not
  *     know (the tail beyond the host's struct) are ignored.
  *   - struct_size smaller than the v1.0 size: refused (`malformed`).
- * A minor version only ever appends fields at the end of a struct.
+ * A minor version only ever appends fields at the end of a struct (or a
+ * new op at the end of the descriptor); it never moves, retypes or removes
+ * one.  A major version breaks.
+ *
+ * Direction.  Every field says who writes it:
+ *   [host]    the host fills it, the plugin only reads it: the open args
+ *             and their kv lines, the request, the policy;
+ *   [plugin]  the plugin fills it, the host only reads it: the descriptor
+ *             and the tables it points to, what probe(), probe2() and
+ *             confine() write.
+ * warden_confine_out and warden_probe2 are shared: the host sets
+ * struct_size (and the sink and callbacks), the plugin the rest.
+ *
+ * Growing.  Every struct the two sides exchange can grow in a minor:
+ *   - A struct passed by pointer starts with struct_size, the size the
+ *     side that allocated it knows.  A reader reads a field only when
+ *     struct_size covers it: the WARDEN_*_HAS(ptr, field) macros.
+ *   - A struct the plugin writes into (warden_confine_out, warden_probe2)
+ *     is zero-filled by the host, which sets struct_size to its own size.
+ *     The plugin writes only fields within struct_size (check with the
+ *     _HAS macro before writing a field appended after 1.0): a field the
+ *     host does not know is never written, and a field the plugin does
+ *     not know stays 0, which always means "not said".
+ *   - Array elements carry their size in the struct that holds the array:
+ *     warden_open_args.kv_size for warden_kv (index the lines with
+ *     WARDEN_OPEN_ARGS_KV), warden_plugin.runner_rule_size for
+ *     warden_runner_rule.  The host lays a kv array out in the layout of
+ *     the older of its own minor and the plugin's abi_minor.
+ *   - struct warden_probe has no size and cannot grow: its successor is
+ *     the op probe2() with struct warden_probe2, which has one.
+ *
+ * ABI history.  What each minor appended; a plugin relies on an entry only
+ * when the _HAS check (or, for the descriptor, the host's minor) says the
+ * other side has it.
+ *   1.0  the base: everything not listed below.
+ *   1.1  warden_open_args: timeout_ms, kv_size.
+ *        warden_policy: read_only_paths, n_read_only_paths, root_fd,
+ *          network, allow_unix_sockets, n_allow_unix_sockets
+ *          (enum warden_network).
+ *        warden_confine_out: push_fd, read_only_held, network_enforcement,
+ *          network_detail, denial_message.
+ *        warden_plugin: runner_rule_size, probe2 (struct warden_probe2,
+ *          which adds network_enforcement and network_detail).
+ *        decide(): err carries a one-line reason for every decision, not
+ *          only for an error; the host records it.
+ *        Macros: WARDEN_*_HAS, WARDEN_OPEN_ARGS_KV, WARDEN_KV_HAS,
+ *          WARDEN_RUNNER_RULE_HAS, WARDEN_PLUGIN_ANSWERER_INIT,
+ *          WARDEN_PLUGIN_BACKEND_INIT; WARDEN_PLUGIN_EXPORT gives the
+ *          descriptor C linkage when compiled as C++.
+ *
+ * Meeting an older host.  A plugin built against this header and loaded
+ * by a 1.0 host is loaded (that host reads the 1.0 prefix of the
+ * descriptor) and works, with these differences, which a plugin must
+ * allow for:
+ *   - the open args, policy and confine_out it gets end at their 1.0
+ *     size: read timeout_ms, kv_size and the 1.1 policy fields, and write
+ *     the 1.1 confine_out fields, only after their _HAS check;
+ *   - probe2() is never called: a backend that may meet a 1.0 host fills
+ *     probe too (a 1.0 host refuses a backend whose probe is NULL:
+ *     `malformed`, "required op probe is NULL");
+ *   - runner_rule_size is not read: the rules must be in the 1.0 layout,
+ *     which is 1.1's;
+ *   - the reason decide() gives with a decision is not recorded.
+ * A plugin that cannot do its job without a 1.1 field (a backend that must
+ * bind root_fd, say) says so: confine() fails with a reason naming the
+ * missing field, and the backend is skipped with it, never silently used.
  *
  * Lifetime.  The host dlopen()s the object with RTLD_NOW | RTLD_LOCAL,
  * validates the descriptor, then calls open() once per configured instance
@@ -69,10 +134,23 @@ extern "C" {
 /* The one symbol a plugin exports. */
 #define WARDEN_PLUGIN_SYMBOL "warden_plugin"
 
-#if defined(__GNUC__)
-#define WARDEN_PLUGIN_EXPORT __attribute__((visibility("default")))
+/* Marks the descriptor's definition: the one symbol the object exports
+ * (visible under -fvisibility=hidden) and, in C++, with C linkage and
+ * external linkage (a namespace-scope const object would otherwise be
+ * internal to its file, and its name mangled):
+ *
+ *   WARDEN_PLUGIN_EXPORT const struct warden_plugin warden_plugin = ...;
+ */
+#if defined(__cplusplus)
+#define WARDEN_PLUGIN_EXTERN_C extern "C"
 #else
-#define WARDEN_PLUGIN_EXPORT
+#define WARDEN_PLUGIN_EXTERN_C
+#endif
+#if defined(__GNUC__)
+#define WARDEN_PLUGIN_EXPORT                                               \
+	WARDEN_PLUGIN_EXTERN_C __attribute__((visibility("default")))
+#else
+#define WARDEN_PLUGIN_EXPORT WARDEN_PLUGIN_EXTERN_C
 #endif
 
 /* What a plugin is.  Must match the config section that loads it:
@@ -84,16 +162,19 @@ enum warden_plugin_kind {
 
 /* ---------------------------------------------------------------- open */
 
-/* One `key = value` line of the plugin's config section, in file order.
- * Repeatable keys (rules' `allow`, exec's `arg`, ...) appear once per line.
- * The host's own keys (`plugin`, `isolation`, `timeout_ms`) are not passed. */
+/* [host] One `key = value` line of the plugin's config section, in file
+ * order.  Repeatable keys (rules' `allow`, exec's `arg`, ...) appear once
+ * per line.  The host's own keys (`plugin`, `isolation`, `timeout_ms`,
+ * `required`) are not passed.  An element of the array args->kv: it grows
+ * through args->kv_size (index with WARDEN_OPEN_ARGS_KV, test a field
+ * appended after 1.0 with WARDEN_KV_HAS). */
 struct warden_kv {
 	const char *key;
 	const char *value;
 	unsigned line;          /* line number in the config file, for errors */
 };
 
-/* What open() receives. */
+/* [host] What open() receives. */
 struct warden_open_args {
 	size_t struct_size;     /* sizeof(struct warden_open_args), host's view */
 	const char *instance;   /* the section's NAME, e.g. "bwrap" */
@@ -102,19 +183,53 @@ struct warden_open_args {
 	const char *config_dir; /* directory relative paths resolve against */
 	const struct warden_kv *kv;
 	size_t kv_count;
-	const char *libexec_dir;/* where warden's helper programs live */
-	/* Appended after v1.0: read it only when struct_size covers it
-	 * (WARDEN_OPEN_ARGS_HAS(args, timeout_ms)).  An answerer's
-	 * `timeout_ms` from its section, 0 when none.  The key is the host's,
-	 * and it is passed here so that an answerer that blocks (a prompt, a
-	 * program it runs) can apply its own outcome at that deadline. */
+	const char *libexec_dir;/* where warden's helper programs live: the
+	                           bwrap launcher warden-bwrap-exec and the
+	                           Landlock runner warden-landlock-run (see
+	                           warden-plugin(7), HELPERS) */
+
+	/* Appended in v1.1: read them only when struct_size covers them
+	 * (WARDEN_OPEN_ARGS_HAS(args, field)); a v1.0 host never sets them. */
+
+	/* An answerer's `timeout_ms` from its section, 0 when none.  The key
+	 * is the host's, and it is passed here so that an answerer that
+	 * blocks (a prompt, a program it runs) can apply its own outcome at
+	 * that deadline. */
 	long timeout_ms;
+	/* The size of one element of kv as the host laid it out: at least
+	 * the 1.0 size.  0 or absent: the 1.0 size. */
+	size_t kv_size;
 };
 
 /* Whether the host's struct warden_open_args includes `field`. */
 #define WARDEN_OPEN_ARGS_HAS(args, field)                                  \
 	((args)->struct_size >= offsetof(struct warden_open_args, field) + \
 	                        sizeof((args)->field))
+
+/* struct warden_kv as ABI 1.0 laid it out, padding included: its size
+ * is the element size of a 1.0 kv array.  Never use it otherwise. */
+struct warden_kv_v1_0 {
+	const char *key;
+	const char *value;
+	unsigned line;
+};
+#define WARDEN_KV_SIZE_1_0 sizeof(struct warden_kv_v1_0)
+
+/* The element size of args->kv. */
+#define WARDEN_OPEN_ARGS_KV_SIZE(args)                                     \
+	(WARDEN_OPEN_ARGS_HAS(args, kv_size) && (args)->kv_size != 0       \
+	 ? (args)->kv_size : (size_t)WARDEN_KV_SIZE_1_0)
+
+/* The i-th kv line of args, whatever size the host's elements have. */
+#define WARDEN_OPEN_ARGS_KV(args, i)                                       \
+	((const struct warden_kv *)(const void *)                          \
+	 ((const char *)(args)->kv + (size_t)(i) * WARDEN_OPEN_ARGS_KV_SIZE(args)))
+
+/* Whether the host's kv elements include `field`. */
+#define WARDEN_KV_HAS(args, field)                                         \
+	(WARDEN_OPEN_ARGS_KV_SIZE(args) >=                                 \
+	 offsetof(struct warden_kv, field) +                               \
+	 sizeof(((const struct warden_kv *)0)->field))
 
 /* ------------------------------------------------------------ answerer */
 
@@ -128,7 +243,8 @@ enum warden_decision {
 	WARDEN_DECISION_ERROR = -1,        /* the answerer failed: unavailable */
 };
 
-/* One approval request.  Optional fields are "" (never NULL) when absent. */
+/* [host] One approval request.  Optional fields are "" (never NULL) when
+ * absent. */
 struct warden_request {
 	size_t struct_size;         /* sizeof(struct warden_request), host's view */
 	const char *session_id;     /* optional */
@@ -141,6 +257,11 @@ struct warden_request {
 	                               asks for, e.g. "danger-full-access" */
 	const char *cwd;            /* optional: the session's workspace root */
 };
+
+/* Whether the host's struct warden_request includes `field`. */
+#define WARDEN_REQUEST_HAS(req, field)                                     \
+	((req)->struct_size >= offsetof(struct warden_request, field) +    \
+	                       sizeof((req)->field))
 
 /* ------------------------------------------------------------- backend */
 
@@ -162,7 +283,9 @@ enum warden_network {
 	WARDEN_NETWORK_ENABLED = 2,    /* the host's network */
 };
 
-/* What probe() fills in. */
+/* [plugin] What probe() fills in.  Frozen at its 1.0 layout (it has no
+ * size): what a probe says beyond it goes through probe2() and struct
+ * warden_probe2. */
 struct warden_probe {
 	int usable;             /* 1: this backend can confine in this mode */
 	int enforcement;        /* enum warden_enforcement, when usable */
@@ -170,6 +293,29 @@ struct warden_probe {
 	                           and runs with no_new_privs */
 	char detail[256];       /* one line: why unusable, or what is partial */
 };
+
+/* [shared] What probe2() (v1.1) fills in: the host zero-fills it and sets
+ * struct_size; the plugin writes the rest, only within struct_size
+ * (WARDEN_PROBE2_HAS before writing a field appended after 1.1). */
+struct warden_probe2 {
+	size_t struct_size;     /* [host] sizeof(struct warden_probe2), host's
+	                           view */
+	int usable;             /* 1: this backend can confine in this mode */
+	int enforcement;        /* enum warden_enforcement, when usable */
+	int privilege_dropped;  /* 1: the confined command holds no capability
+	                           and runs with no_new_privs */
+	char detail[256];       /* one line: why unusable, or what is partial */
+	/* enum warden_enforcement of network = restricted in this mode: full
+	 * when a confined command reaches no socket the knob forbids; 0 (not
+	 * said) counts as partial. */
+	int network_enforcement;
+	char network_detail[256]; /* what is partial about the network */
+};
+
+/* Whether the host's struct warden_probe2 includes `field`. */
+#define WARDEN_PROBE2_HAS(out, field)                                      \
+	((out)->struct_size >= offsetof(struct warden_probe2, field) +     \
+	                       sizeof((out)->field))
 
 /* How the host tells whether the runner reached exec(), out of band. */
 enum warden_evidence {
@@ -193,8 +339,8 @@ enum warden_evidence {
 #define WARDEN_EXEC_PIPE_STARTED "started\n"
 #define WARDEN_EXEC_PIPE_FATAL "fatal: "
 
-/* The policy of one confine() call.  Carried per call: a backend keeps no
- * policy state between calls. */
+/* [host] The policy of one confine() call.  Carried per call: a backend
+ * keeps no policy state between calls. */
 struct warden_policy {
 	size_t struct_size;          /* sizeof(struct warden_policy), host's view */
 	int mode;                    /* enum warden_mode */
@@ -241,25 +387,31 @@ struct warden_policy {
 	((policy)->struct_size >= offsetof(struct warden_policy, field) +  \
 	                          sizeof((policy)->field))
 
-/* Where confine() writes its result.  The host owns all memory: the
- * backend adds strings through the callbacks, which copy them. */
+/* [shared] Where confine() writes its result.  The host zero-fills it and
+ * sets struct_size, sink and the callbacks; the backend writes the fields
+ * marked "filled by the backend", only within struct_size.  The host owns
+ * all memory: the backend adds strings through the callbacks, which copy
+ * them. */
 struct warden_confine_out {
-	size_t struct_size;
-	void *sink;                                   /* host's, opaque */
+	size_t struct_size;     /* [host] sizeof(struct warden_confine_out),
+	                           host's view */
+	void *sink;                                   /* [host] opaque */
 	/* Append one argument to the replacement argv.  0, or -1 on failure
 	 * (out of memory): the backend then returns -1 from confine(). */
 	int (*push_arg)(void *sink, const char *arg);
 	/* Record one path the confined command may write under. */
 	int (*push_writable_root)(void *sink, const char *path);
-	/* Filled by the backend: */
+	/* Filled by the backend (the callbacks above are the host's): */
 	int enforcement;        /* enum warden_enforcement for this call */
 	int privilege_dropped;  /* 1 when the command runs with no capability */
 	int evidence;           /* enum warden_evidence actually in effect */
 	char detail[256];       /* what is partial, if anything */
 
-	/* Appended in v1.1 (WARDEN_CONFINE_OUT_HAS(out, field)).  The host
-	 * sets them to 0 / NULL before the call: a backend that leaves them
-	 * alone has held nothing it was not asked about in v1.0. */
+	/* Appended in v1.1: write (or call) them only when struct_size covers
+	 * them (WARDEN_CONFINE_OUT_HAS(out, field)); a v1.0 host's struct
+	 * ends before them.  The host sets them to 0 / NULL before the call:
+	 * a backend that leaves them alone has held nothing it was not asked
+	 * about in v1.0.  push_fd is the host's; the rest the backend's. */
 
 	/* Hand the host a descriptor the spawned process must hold: the host
 	 * takes it over (it closes fd once the process is spawned, or when
@@ -289,8 +441,9 @@ struct warden_confine_out {
 	((out)->struct_size >= offsetof(struct warden_confine_out, field) + \
 	                       sizeof((out)->field))
 
-/* A runner-failure rule: the runner refused or broke before the command
- * ran.  A finished run matches a rule when its exit status is nonzero,
+/* [plugin] A runner-failure rule: the runner refused or broke before the
+ * command ran.  An element of the descriptor's runner_rules table, whose
+ * element size is the descriptor's runner_rule_size (v1.1).  A finished run matches a rule when its exit status is nonzero,
  * is in exit_codes (when n_exit_codes > 0), and one stderr line, after
  * every informational line has been removed, contains one of
  * fatal_signatures (case-insensitive substring).  Informational lines are
@@ -304,8 +457,16 @@ struct warden_runner_rule {
 	size_t n_informational_lines;
 };
 
+/* The size of a warden_runner_rule in ABI 1.0 (no padding: every field is
+ * a pointer or a size_t). */
+#define WARDEN_RUNNER_RULE_SIZE_1_0                                        \
+	(offsetof(struct warden_runner_rule, n_informational_lines) +      \
+	 sizeof(size_t))
+
 /* ---------------------------------------------------------- descriptor */
 
+/* [plugin] The one exported symbol.  Everything in it, and every table it
+ * points to, is the plugin's, static, and only read by the host. */
 struct warden_plugin {
 	/* Checked first, in this order.  Fill them with the macros below. */
 	uint32_t abi_major;     /* WARDEN_PLUGIN_ABI_MAJOR */
@@ -330,8 +491,16 @@ struct warden_plugin {
 
 	/* Decide one request.  Returns an enum warden_decision.  On
 	 * WARDEN_DECISION_ERROR (or any value outside the enum) the reason in
-	 * err is recorded, and the request is `unavailable`.  May block (a
-	 * prompt, a policy service); the host enforces the timeout. */
+	 * err is recorded, and the request is `unavailable`.  From v1.1 err
+	 * may also carry the reason of a decision (allowed-once, rejected,
+	 * cancelled, delegate): one line, e.g. "rule deny = bash:rm *
+	 * (warden.ini:12)" or "the user answered no"; the host records it
+	 * with the decision, escaped and cut to a bounded length (a v1.0
+	 * host drops it).  Leave err alone for no reason.  May block (a
+	 * prompt, a policy service); the host enforces the timeout.  Must
+	 * not let a C++ exception out, and must not crash: in process
+	 * isolation that costs the request, in the host process it ends the
+	 * host. */
 	int (*decide)(void *state, const struct warden_request *req,
 	              char *err, size_t errlen);
 
@@ -340,7 +509,9 @@ struct warden_plugin {
 	/* Can this backend enforce `mode` (enum warden_mode) here?  Fills out.
 	 * Returns 0, or -1 when the probe itself failed (reason in
 	 * out->detail); either way out->usable says whether to use it.  The
-	 * host caches the result for its lifetime. */
+	 * host caches the result for its lifetime.  A v1.1 host calls
+	 * probe2 instead when the descriptor has one; probe may then be NULL
+	 * (but a v1.0 host refuses a backend without probe). */
 	int (*probe)(void *state, int mode, struct warden_probe *out);
 
 	/* Wrap argv (argc entries, exact, never a shell string) for policy.
@@ -360,13 +531,86 @@ struct warden_plugin {
 	/* How the runner reports that it failed before the command ran. */
 	const struct warden_runner_rule *runner_rules;
 	size_t n_runner_rules;
+
+	/* Appended in v1.1: a v1.0 host never reads them (see "Meeting an
+	 * older host" above). */
+
+	/* sizeof(struct warden_runner_rule) as the plugin laid out
+	 * runner_rules; 0: the 1.0 size. */
+	size_t runner_rule_size;
+	/* The successor of probe: the same question, and the answer in a
+	 * struct that can grow (struct warden_probe2: also the network
+	 * enforcement).  Optional; when set, a v1.1 host calls it and never
+	 * probe.  Returns 0, or -1 when the probe itself failed. */
+	int (*probe2)(void *state, int mode, struct warden_probe2 *out);
 };
 
+/* Whether a descriptor (its struct_size) includes `field`: for the host,
+ * and for a test that reads a descriptor. */
+#define WARDEN_PLUGIN_HAS(desc, field)                                     \
+	((desc)->struct_size >= offsetof(struct warden_plugin, field) +    \
+	                        sizeof((desc)->field))
+
+/* The element size of desc's runner_rules table, and whether its elements
+ * include `field`. */
+#define WARDEN_RUNNER_RULE_STRIDE(desc)                                    \
+	(WARDEN_PLUGIN_HAS(desc, runner_rule_size) &&                      \
+	 (desc)->runner_rule_size != 0                                     \
+	 ? (desc)->runner_rule_size : (size_t)WARDEN_RUNNER_RULE_SIZE_1_0)
+#define WARDEN_RUNNER_RULE_HAS(desc, field)                                \
+	(WARDEN_RUNNER_RULE_STRIDE(desc) >=                                \
+	 offsetof(struct warden_runner_rule, field) +                      \
+	 sizeof(((const struct warden_runner_rule *)0)->field))
+
+/*
+ * Filling the descriptor.
+ *
+ * In C (C99 and later), designated initializers with the header macro:
+ *
+ *   WARDEN_PLUGIN_EXPORT const struct warden_plugin warden_plugin = {
+ *           WARDEN_PLUGIN_HEADER_INIT(WARDEN_PLUGIN_ANSWERER),
+ *           .name = "mine", .version = "1.0",
+ *           .open = my_open, .close = my_close, .decide = my_decide,
+ *   };
+ *
+ * C++ has no designated initializers before C++20, and g++ -Wextra warns
+ * there about every field left out.  In any C or C++ (C++11 and later),
+ * the whole initializer in one macro, which lists every field in order,
+ * so it needs no designated initializers and leaves no field out:
+ *
+ *   WARDEN_PLUGIN_EXPORT const struct warden_plugin warden_plugin =
+ *           WARDEN_PLUGIN_ANSWERER_INIT("mine", "1.0", "what it does",
+ *                                       my_open, my_close, my_decide);
+ *
+ * Pass NULL for what a plugin does not have (description, probe or
+ * probe2, the tables).  The backend macro sets runner_rule_size.
+ */
 #define WARDEN_PLUGIN_HEADER_INIT(kind_)                                   \
 	.abi_major = WARDEN_PLUGIN_ABI_MAJOR,                              \
 	.abi_minor = WARDEN_PLUGIN_ABI_MINOR,                              \
 	.struct_size = (uint32_t)sizeof(struct warden_plugin),             \
-	.kind = (kind_)
+	.kind = (uint32_t)(kind_)
+
+#define WARDEN_PLUGIN_ANSWERER_INIT(name_, version_, description_, open_,  \
+                                    close_, decide_)                       \
+	{ (uint32_t)WARDEN_PLUGIN_ABI_MAJOR, (uint32_t)WARDEN_PLUGIN_ABI_MINOR, \
+	  (uint32_t)sizeof(struct warden_plugin),                          \
+	  (uint32_t)WARDEN_PLUGIN_ANSWERER, (name_), (version_),           \
+	  (description_), (open_), (close_), (decide_),                    \
+	  NULL, NULL, NULL, 0, NULL, 0,                                    \
+	  (size_t)sizeof(struct warden_runner_rule), NULL }
+
+#define WARDEN_PLUGIN_BACKEND_INIT(name_, version_, description_, open_,   \
+                                   close_, probe_, probe2_, confine_,      \
+                                   denial_signatures_, n_denial_signatures_, \
+                                   runner_rules_, n_runner_rules_)         \
+	{ (uint32_t)WARDEN_PLUGIN_ABI_MAJOR, (uint32_t)WARDEN_PLUGIN_ABI_MINOR, \
+	  (uint32_t)sizeof(struct warden_plugin),                          \
+	  (uint32_t)WARDEN_PLUGIN_BACKEND, (name_), (version_),            \
+	  (description_), (open_), (close_), NULL, (probe_), (confine_),   \
+	  (denial_signatures_), (size_t)(n_denial_signatures_),            \
+	  (runner_rules_), (size_t)(n_runner_rules_),                      \
+	  (size_t)sizeof(struct warden_runner_rule), (probe2_) }
 
 /* Convenience for plugins: copy a one-line message into err. */
 #define WARDEN_PLUGIN_ERR(err, errlen, ...)                                \

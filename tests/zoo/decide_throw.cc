@@ -14,18 +14,7 @@ static int throw_decide(void *, const struct warden_request *req, char *,
 	throw std::runtime_error(std::string("no opinion on ") + req->tool);
 }
 
-extern "C" WARDEN_PLUGIN_EXPORT const struct warden_plugin warden_plugin;
-
-const struct warden_plugin warden_plugin = {
-	WARDEN_PLUGIN_ABI_MAJOR,
-	WARDEN_PLUGIN_ABI_MINOR,
-	(uint32_t)sizeof(struct warden_plugin),
-	WARDEN_PLUGIN_ANSWERER,
-	"decide-throw",
-	"1.0",
-	"throws a C++ exception from decide()",
-	zoo_open,
-	zoo_close,
-	throw_decide,
-	nullptr, nullptr, nullptr, 0, nullptr, 0,
-};
+WARDEN_PLUGIN_EXPORT const struct warden_plugin warden_plugin =
+	WARDEN_PLUGIN_ANSWERER_INIT("decide-throw", "1.0",
+	                            "throws a C++ exception from decide()",
+	                            zoo_open, zoo_close, throw_decide);
