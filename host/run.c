@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -376,7 +377,60 @@ struct run_ctx {
 	struct warden_confined *confined;
 	const char **patterns;
 	char **envp;
+	uint64_t start_seq;         /* the start event's seq, 0 when none */
 };
+
+/*
+ * The start of a run, in the session's log before anything is spawned: a
+ * sandbox/run event with "phase": "start" and what the run is about to be
+ * (argv, mode and where it came from, root, backend, enforcement, the
+ * backends passed over, the escalation that allowed it, the timeout).  A
+ * run killed with warden is then still in the log.  0, or a negative
+ * status: nothing may run when its start cannot be recorded.
+ */
+static int record_start(struct run_ctx *x, const struct warden_run_report *rep,
+                        struct warden_error *err)
+{
+	json_t *full, *o;
+	static const char *const keep[] = {
+		"argv", "mode", "mode_source", "backend", "enforcement", "root",
+		"skipped", "escalation",
+	};
+	size_t i;
+	int r;
+
+	if (x->session == NULL)
+		return 0;
+	full = warden_run_report_json(rep);
+	o = json_object();
+	if (full == NULL || o == NULL) {
+		json_decref(full);
+		json_decref(o);
+		return warden_error_set(err, WARDEN_EOS, "run: out of memory");
+	}
+	json_object_set_new(o, "phase", json_string("start"));
+	for (i = 0; i < sizeof(keep) / sizeof(keep[0]); i++) {
+		json_t *v = json_object_get(full, keep[i]);
+
+		if (v != NULL)
+			json_object_set(o, keep[i], v);
+	}
+	json_object_set_new(o, "timeout_ms", x->req->timeout_ms > 0
+	                    ? json_integer(x->req->timeout_ms) : json_null());
+	json_decref(full);
+	r = warden_session_append(x->session, "sandbox/run", o, err);
+	json_decref(o);
+	if (r < 0) {
+		char why[WARDEN_ERROR_MAX];
+
+		snprintf(why, sizeof(why), "%s", err->msg);
+		return warden_error_set(err, -r,
+		                        "run: the start of the run could not be recorded in session %s, so nothing ran: %s",
+		                        warden_session_id(x->session), why);
+	}
+	x->start_seq = warden_session_last_seq(x->session);
+	return 0;
+}
 
 static void ctx_free(struct run_ctx *x)
 {
@@ -412,6 +466,8 @@ static int spawn_and_classify(struct run_ctx *x, struct warden_run_report *rep,
 	sr = rep->spawn = calloc(1, sizeof(*rep->spawn));
 	if (sr == NULL)
 		return warden_error_set(err, WARDEN_EOS, "run: out of memory");
+	if ((r = record_start(x, rep, err)) < 0)
+		return r;
 	if ((r = warden_spawn_run(&so, sr, err)) < 0)
 		return r;
 
@@ -480,6 +536,9 @@ static void record(struct run_ctx *x, struct warden_run_report *rep)
 	fields = warden_run_report_json(rep);
 	if (fields != NULL) {
 		json_object_set_new(fields, "status", json_integer(rep->status));
+		json_object_set_new(fields, "phase", json_string("end"));
+		json_object_set_new(fields, "start_seq", x->start_seq
+		                    ? json_integer((json_int_t)x->start_seq) : json_null());
 		r = warden_session_append(x->session, "sandbox/run", fields, &err);
 		json_decref(fields);
 	} else {

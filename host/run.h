@@ -21,12 +21,17 @@
  *      Otherwise the sandbox service confines it: no usable backend is
  *      SANDBOX_UNAVAILABLE (69); with require_full only a backend that
  *      enforces the mode `full` is taken, and none is a refusal (77).
- *   6. spawn (host/spawn.h): live output, own process group, timeout and
+ *   6. the session gets a sandbox/run event with "phase": "start" (what
+ *      is about to run, under which mode, root and backend): a run whose
+ *      warden is killed is still in the log.  When it cannot be appended
+ *      nothing runs (a negative status, 74).  Then spawn
+ *      (host/spawn.h): live output, own process group, timeout and
  *      forwarded signals, scrubbed environment (host/env.h).
  *   7. classification (host/classify.h): out-of-band evidence first, then
  *      runner-failure rules, then denial signatures.
- *   8. the session gets one sandbox/run event (also for a run refused at
- *      step 3 or 5).
+ *   8. the session gets the run's end: a sandbox/run event with "phase":
+ *      "end", the report, and "start_seq", the seq of its start event
+ *      (null for a run refused at step 3 or 5, which never started).
  *
  * Fail closed on the log: when the sandbox/run event of a run that did
  * start cannot be appended, the report still describes the run (its

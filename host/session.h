@@ -18,6 +18,11 @@
  * {"policy"}, permission/preset {"preset"}.  The audit events
  * (approval/asked, approval/decided, sandbox/run) carry whatever object
  * their writer gives; their keys must not be seq, time, type or knobs.
+ * The consumer (host/run.h) writes two sandbox/run events per run that
+ * starts: "phase": "start" before the spawn, then "phase": "end" with the
+ * report and "start_seq"; a run refused before it started has only the
+ * end.  A sandbox/run without "phase" (logs written before phases) is an
+ * end; replay treats all of them alike.
  *
  * Why "knobs" on every line: the effective knobs are the last sandbox/mode,
  * approval/policy and permission/preset events, and a scan backwards for

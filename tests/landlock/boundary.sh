@@ -131,7 +131,8 @@ for c in ll-ro ll-ww; do
 	echo "---- $c: SIGKILL to warden run kills the command and all it started"
 	s=$(( ($$ + ${#c}) % 90 + 10 ))
 	p="sleep 2.$s"
-	(cd "$T/ws" && exec "$WARDEN" --config "$T/$c.ini" run -c "
+	sid=$(cd "$T/ws" && "$WARDEN" --config "$T/$c.ini" session new | tail -n 1)
+	(cd "$T/ws" && exec "$WARDEN" --config "$T/$c.ini" --session "$sid" run -c "
 		($p; echo orphan-$s) &
 		setsid sh -c '$p; echo setsid-$s' &
 		sh -c '($p; echo double-$s) &'
@@ -153,6 +154,20 @@ for c in ll-ro ll-ww; do
 	fi
 	left=$(leftovers "$p")
 	[ -z "$left" ] && ok "$c: nothing left running" || fail "$c: left running: $left"
+	# The killed run is in the log: its start, without an end.
+	"$WARDEN" --config "$T/$c.ini" session show "$sid" --json >"$T/ev.json" 2>"$T/err" ||
+		fail "$c: the log of the killed run does not replay: $(cat "$T/err")"
+	"$PY" - "$T/ev.json" "started-$s" <<'PY' && ok "$c: the killed run's start is in the log" ||
+import json, sys
+ev = [e for e in json.load(open(sys.argv[1]))["events"] if e["type"] == "sandbox/run"]
+assert len(ev) == 1, ev
+e = ev[0]
+assert e["phase"] == "start" and e["backend"] == "landlock", e
+assert e["argv"][:2] == ["bash", "-c"] and sys.argv[2] in e["argv"][2], e
+PY
+		fail "$c: no start event for the killed run: $(cat "$T/ev.json")"
+	(cd "$T/ws" && "$WARDEN" --config "$T/$c.ini" --session "$sid" run -- true) ||
+		fail "$c: the session cannot run after the killed run"
 done
 
 echo "---- without namespaces (nested: no capability, no user namespace)"

@@ -8,13 +8,14 @@
 
 config cfg read-only bwrap
 
-# events ID: the sandbox/run events of session ID, one JSON object a line.
+# events ID [PHASE]: the sandbox/run events of session ID that end a run
+# (or those of PHASE: start), one JSON object a line.
 events() {
 	"$WARDEN" --config "$T/cfg.ini" session show "$1" --json |
 		"$PY" -c 'import json, sys
 for e in json.load(sys.stdin)["events"]:
-    if e["type"] == "sandbox/run":
-        print(json.dumps(e, sort_keys=True))'
+    if e["type"] == "sandbox/run" and e.get("phase", "end") == sys.argv[1]:
+        print(json.dumps(e, sort_keys=True))' "${2:-end}"
 }
 
 mkdir "$T/proj"
@@ -50,6 +51,21 @@ for e, (cls, mode, code) in zip(ev, want):
     assert isinstance(e["duration_ms"], int) and e["timed_out"] is False, e
     assert e["status"] == code and e["started"] is True, e
 print("ok: event fields:", sorted(ev[0]))
+PY
+"$WARDEN" --config "$T/cfg.ini" session show "$id" --json >"$T/all"
+"$PY" - "$T/all" <<'PY' || fail "start events"
+import json, sys
+ev = [e for e in json.load(open(sys.argv[1]))["events"] if e["type"] == "sandbox/run"]
+by_seq = {e["seq"]: e for e in ev}
+ends = [e for e in ev if e["phase"] == "end"]
+assert len(ends) == 3 and len(ev) == 6, ev
+for e in ends:
+    s = by_seq[e["start_seq"]]
+    assert s["phase"] == "start" and s["seq"] < e["seq"], (s, e)
+    for k in ("argv", "mode", "mode_source", "backend", "enforcement", "root"):
+        assert s[k] == e[k], (k, s, e)
+    assert "class" not in s and "exit" not in s, s
+print("ok: each run's start is logged before it, and its end names it")
 PY
 wr cfg run -c 'exit 7'
 expect "the plain form records too" 7
