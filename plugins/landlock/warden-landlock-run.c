@@ -33,8 +33,8 @@
  *      passes on the signals the runner forwards to it (HUP, INT, QUIT,
  *      TERM, USR1, USR2), and exits once the command has: the kernel then
  *      kills whatever else is left in the namespace.  The runner itself
- *      waits and ends the way the command ended (its exit status, or its
- *      signal).  So nothing the command starts outlives the runner, and
+ *      drops every capability, waits and ends the way the command ended
+ *      (its exit status, or its signal).  So nothing the command starts outlives the runner, and
  *      the runner dies with warden; SysV IPC and POSIX message queues are
  *      the namespace's own.  With --no-namespaces the runner execs the
  *      command itself (step 8): only the command dies with the caller,
@@ -909,6 +909,10 @@ static void supervise(int abi, const struct args *a, pid_t parent)
 	status_fd = -1;
 	for (size_t i = 0; i < a->n_rw_fd; i++)
 		close(a->rw_fd[i]);
+	/* Waiting and passing signals on needs no privilege. */
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		fatal("no_new_privs", "%s", strerror(errno));
+	drop_capabilities();
 
 	for (;;) {
 		int sig = wait_signal(&set);
