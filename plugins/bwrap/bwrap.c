@@ -1,32 +1,63 @@
 /*
- * bwrap.c — the bubblewrap sandbox backend (DESIGN §2 "Backends shipped").
+ * bwrap.c — the bubblewrap sandbox backend (DESIGN §2 "Backends shipped",
+ * "Protected paths", "Boundary integrity").
  *
  * confine() wraps an exact argv as
  *
  *   LAUNCHER BWRAP --ro-bind / / --dev /dev --unshare-pid --unshare-ipc
  *         --proc /proc --new-session --die-with-parent --cap-drop ALL
  *         [--unshare-user --disable-userns]
- *         [workspace-write: --tmpfs /tmp --bind ROOT ROOT
- *                           --ro-bind P P  (each protected path P)]
+ *         [workspace-write: --tmpfs /tmp --bind-fd N ROOT   (or --bind ROOT ROOT)
+ *                           PINS]
  *         [--json-status-fd N]
  *         -- ARGV...
  *
  * The whole host is visible read-only; a fresh /dev and a private /proc
- * of a new PID namespace; a private IPC namespace (no host SysV IPC object
- * or POSIX message queue is reachable); a new session (no TIOCSTI into the caller's
- * terminal); every capability dropped, so root inside cannot remount the
- * read-only bind writable or mknod a disk.  --tmpfs /tmp comes before the
- * root's bind so a root under /tmp stays visible.  --json-status-fd is
- * close-on-exec in bwrap: the command never holds it.
+ * of a new PID namespace; a private IPC namespace (no host SysV IPC or
+ * POSIX message queue is reachable); a new session (no TIOCSTI into the
+ * caller's terminal); every capability dropped, so root inside cannot
+ * remount the read-only bind writable or mknod a disk.  --tmpfs /tmp comes
+ * before the root's bind so a root under /tmp stays visible.
+ * --json-status-fd is close-on-exec in bwrap: the command never holds it.
+ * --die-with-parent (and the launcher's own parent-death signal) kill the
+ * command when its spawner dies.
+ *
+ * PINS (workspace-write).  A read-only bind of .git/hooks alone is walked
+ * around: renaming a directory moves the mounts inside it along, so
+ * `mv .git x; mkdir -p .git/hooks` plants a hook.  A mount point itself
+ * cannot be renamed, removed or replaced (EBUSY).  So for every protected
+ * path, and every policy read-only path that lies under the root:
+ *   - each directory between the root and it is bound onto itself,
+ *     writable: a mount point, it stays where it is;
+ *   - the path itself, when it exists, is bound read-only onto itself;
+ *   - when it does not exist, its first missing component is pinned with
+ *     an empty read-only tmpfs (a directory), or for a protected file with
+ *     an empty read-only file (--ro-bind-data of /dev/null, which the
+ *     launcher opens): bwrap creates the mount point, an empty directory or
+ *     file that stays behind on the host;
+ *   - an ancestor that is a file (the `.git` file of a linked worktree) is
+ *     bound read-only: it can be neither rewritten nor replaced;
+ *   - a component with a glob (the `*` of .git/modules/NAME/hooks) closes
+ *     the directory it is matched in: that directory is bound read-only (no
+ *     new entry can appear in it) and each existing matching directory is
+ *     bound writable again, with the rest of the pattern pinned inside.
+ * A symbolic link on the way cannot be pinned (a mount follows it): a
+ * protected path behind one makes the confinement `partial`, naming it; a
+ * read-only path of the policy behind one makes confine() fail.  The walk
+ * opens everything from the root's descriptor without following links;
+ * when the host can pass descriptors (push_fd), every bind names the
+ * descriptor (--bind-fd), which bwrap checks against what it mounted, so
+ * nothing swapped between the host's check, this walk and bwrap's mounts
+ * is what gets bound.  Without descriptor passing (`warden confine` prints
+ * an argv) the binds name paths.
  *
  * LAUNCHER is warden-bwrap-exec (launcher.h): static, it moves the dynamic
  * loader's variables (LD_PRELOAD, LD_LIBRARY_PATH, ...) out of bwrap's
  * environment and into the command's (--setenv), so a library the
  * spawner's environment names never runs inside bwrap, which holds every
  * capability of a root caller before it has built the sandbox.  It also
- * closes every descriptor above 2 but those bwrap's options name (bwrap
- * hands every open descriptor to the command), and asks for SIGKILL when
- * its parent dies.
+ * closes every descriptor above 2 but those bwrap's options name: bwrap
+ * hands every open descriptor to the command.
  *
  * Config keys ([backend NAME] with plugin = bwrap):
  *   path       the bwrap binary, absolute (default: configure's
@@ -36,25 +67,35 @@
  *              from the host's libexec directory).  Checked like path.
  *              Without it (the default missing) bwrap runs directly and
  *              the backend says `partial`: the loader's variables would
- *              reach bwrap.  A configured launcher that is missing makes
- *              the backend unusable.
+ *              reach bwrap, and a missing protected file cannot be pinned.
+ *              A configured launcher that is missing makes the backend
+ *              unusable.
  *   protected  paths relative to the workspace root that stay read-only in
- *              workspace-write where they exist; whitespace-separated,
- *              repeatable.  The first `protected` line replaces the default
- *              list (.git/hooks .git/config); `protected =` empties it.
+ *              workspace-write, by every route; whitespace-separated,
+ *              repeatable.  A trailing `/` says the path is a directory
+ *              (how it is pinned while it does not exist); a component
+ *              before the last may be a glob.  The first `protected` line
+ *              replaces the default list (default_protected below);
+ *              `protected =` empties it.
  *
  * probe() runs `BWRAP <flags of the mode> -- BWRAP --version` for real,
  * killed after 5 s, with the richest flag set first: with the user
  * namespace flags, then without them, then without --cap-drop (usable but
- * `partial`: the command keeps root's capabilities).
+ * `partial`: the command keeps root's capabilities).  In workspace-write
+ * it tries the pins too (a bind by descriptor, a read-only tmpfs, an empty
+ * read-only file), then without the bind by descriptor, then without pins
+ * (usable but `partial`: protected paths are not held).
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +110,7 @@
 
 #define PROBE_TIMEOUT_MS 5000
 #define MAX_PROTECTED 64
+#define MAX_MOUNTS 256
 
 /* What the probe found works, per mode. */
 enum level {
@@ -79,6 +121,12 @@ enum level {
 	LEVEL_UNUSABLE = 4,
 };
 
+/* What the workspace-write probe found works beyond plain binds. */
+enum {
+	PIN_TMPFS = 1,          /* --tmpfs X --remount-ro X, --ro-bind-data */
+	PIN_FD = 2,             /* --bind-fd / --ro-bind-fd */
+};
+
 struct bwrap {
 	char path[PATH_MAX];
 	char launcher[PATH_MAX];
@@ -86,12 +134,23 @@ struct bwrap {
 	int use_launcher;       /* the probe found the launcher usable */
 	char launcher_why[200]; /* why not, when it is not */
 	char *protected[MAX_PROTECTED];
+	unsigned char protected_dir[MAX_PROTECTED]; /* written with a trailing '/' */
 	size_t n_protected;
 	int protected_set;      /* a `protected` key was seen */
 	int level[2];           /* enum level per mode (index mode - 1) */
+	int pins;               /* PIN_* the workspace-write probe found working */
+	char pins_why[200];     /* why not all of them */
 };
 
-static const char *const default_protected[] = { ".git/hooks", ".git/config" };
+/* Where git runs code or reads configuration inside the root's .git. */
+static const char *const default_protected[] = {
+	".git/hooks/",
+	".git/config",
+	".git/config.worktree",
+	".git/modules/*/hooks/",
+	".git/modules/*/config",
+	".git/worktrees/*/config.worktree",
+};
 
 static void bwrap_close(void *state)
 {
@@ -105,33 +164,46 @@ static void bwrap_close(void *state)
 	free(b);
 }
 
-/* A protected path: relative, no "." or ".." components, no empty ones. */
-static int protected_ok(const char *p)
+static int has_glob(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (s[i] == '*' || s[i] == '?' || s[i] == '[')
+			return 1;
+	return 0;
+}
+
+/* NULL when p (a trailing '/' already taken off) is a usable protected
+ * path, else why not. */
+static const char *protected_bad(const char *p)
 {
 	const char *s = p, *e;
 
 	if (*p == '\0' || *p == '/')
-		return 0;
-	while (*s != '\0') {
+		return "must be a path relative to the workspace root";
+	for (;;) {
 		e = strchr(s, '/');
 		if (e == NULL)
 			e = s + strlen(s);
 		if (e == s || (e - s == 1 && s[0] == '.') ||
 		    (e - s == 2 && s[0] == '.' && s[1] == '.'))
-			return 0;
-		s = *e ? e + 1 : e;
-		if (*e == '/' && *s == '\0')
-			return 0;
+			return "must be a path relative to the workspace root without '.', '..' or empty components";
+		if (*e == '\0')
+			return has_glob(s, (size_t)(e - s))
+				? "may have a glob (* ? [) only before its last component"
+				: NULL;
+		s = e + 1;
 	}
-	return 1;
 }
 
 static int add_protected(struct bwrap *b, const char *value, unsigned line,
                          char *err, size_t errlen)
 {
 	char buf[PATH_MAX + 1];
-	const char *s = value;
+	const char *s = value, *bad;
 	size_t n;
+	int dir;
 
 	for (;;) {
 		while (*s == ' ' || *s == '\t')
@@ -146,10 +218,13 @@ static int add_protected(struct bwrap *b, const char *value, unsigned line,
 		memcpy(buf, s, n);
 		buf[n] = '\0';
 		s += n;
-		if (!protected_ok(buf)) {
+		dir = n > 1 && buf[n - 1] == '/';
+		if (dir)
+			buf[n - 1] = '\0';
+		if ((bad = protected_bad(buf)) != NULL) {
 			WARDEN_PLUGIN_ERR(err, errlen,
-			                  "line %u: protected: '%s' must be a path relative to the workspace root without '.' or '..' (e.g. .git/hooks)",
-			                  line, buf);
+			                  "line %u: protected: '%.*s' %s (e.g. .git/hooks/ or .git/modules/*/config)",
+			                  line, (int)n, s - n, bad);
 			return -1;
 		}
 		if (b->n_protected >= MAX_PROTECTED) {
@@ -162,6 +237,7 @@ static int add_protected(struct bwrap *b, const char *value, unsigned line,
 			WARDEN_PLUGIN_ERR(err, errlen, "out of memory");
 			return -1;
 		}
+		b->protected_dir[b->n_protected] = (unsigned char)dir;
 		b->n_protected++;
 	}
 }
@@ -229,16 +305,55 @@ fail:
 
 /* ------------------------------------------------------------- argv */
 
+/* A growing argv; every string is a copy.  oom: an allocation failed. */
 struct args {
-	const char *v[64];
-	size_t n;
+	char **v;
+	size_t n, cap;
+	int oom;
 };
 
 static void add(struct args *a, const char *s)
 {
-	if (a->n + 1 < sizeof(a->v) / sizeof(*a->v))
-		a->v[a->n++] = s;
+	char *c;
+
+	if (a->oom)
+		return;
+	if (a->n + 2 > a->cap) {
+		size_t cap = a->cap ? a->cap * 2 : 64;
+		char **v = realloc(a->v, cap * sizeof(*v));
+
+		if (v == NULL) {
+			a->oom = 1;
+			return;
+		}
+		a->v = v;
+		a->cap = cap;
+	}
+	c = strdup(s);
+	if (c == NULL) {
+		a->oom = 1;
+		return;
+	}
+	a->v[a->n++] = c;
 	a->v[a->n] = NULL;
+}
+
+static void add_fd(struct args *a, int fd)
+{
+	char num[16];
+
+	snprintf(num, sizeof(num), "%d", fd);
+	add(a, num);
+}
+
+static void args_free(struct args *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->n; i++)
+		free(a->v[i]);
+	free(a->v);
+	memset(a, 0, sizeof(*a));
 }
 
 /* The flags every confined command gets at `level`, without the mode's;
@@ -275,15 +390,16 @@ static long now_ms(void)
 	return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Runs argv with stdin/stdout on /dev/null, for at most PROBE_TIMEOUT_MS.
- * Returns 0 when it exited 0; else -1 with the first stderr line (or what
- * happened) in why. */
-static int run_probe(const char *const *argv, char *why, size_t whylen)
+/* Runs argv with stdin/stdout on /dev/null, for at most PROBE_TIMEOUT_MS;
+ * with_fd3: descriptor 3 is an O_PATH descriptor of /dev/null (for
+ * --bind-fd 3).  Returns 0 when it exited 0; else -1 with the first stderr
+ * line (or what happened) in why. */
+static int run_probe(char *const *argv, int with_fd3, char *why, size_t whylen)
 {
 	char buf[512], line[200];
 	size_t have = 0;
 	long deadline = now_ms() + PROBE_TIMEOUT_MS;
-	int fds[2], status = 0, timed_out = 0, nul;
+	int fds[2], status = 0, timed_out = 0, nul, p;
 	pid_t pid, w;
 	ssize_t n;
 
@@ -303,8 +419,15 @@ static int run_probe(const char *const *argv, char *why, size_t whylen)
 		if (nul < 0 || dup2(nul, 0) < 0 || dup2(nul, 1) < 0 ||
 		    dup2(fds[1], 2) < 0)
 			_exit(127);
-		close_range(3, ~0U, 0);
-		execv(argv[0], (char *const *)argv);
+		if (with_fd3) {
+			p = open("/dev/null", O_PATH | O_CLOEXEC);
+			if (p < 0 || (p == 3 ? fcntl(3, F_SETFD, 0) : dup2(p, 3)) < 0)
+				_exit(127);
+			close_range(4, ~0U, 0);
+		} else {
+			close_range(3, ~0U, 0);
+		}
+		execv(argv[0], argv);
 		_exit(127);
 	}
 	close(fds[1]);
@@ -357,7 +480,7 @@ static int run_probe(const char *const *argv, char *why, size_t whylen)
 	buf[have] = '\0';
 	snprintf(line, sizeof(line), "%.*s", (int)strcspn(buf, "\n"), buf);
 	if (WIFEXITED(status))
-		snprintf(why, whylen, "%s exited %d%s%s", argv[0], WEXITSTATUS(status),
+		snprintf(why, whylen, "%.100s exited %d%s%.90s", argv[0], WEXITSTATUS(status),
 		         line[0] ? ": " : "", line);
 	else
 		snprintf(why, whylen, "%s killed by signal %d", argv[0],
@@ -365,14 +488,26 @@ static int run_probe(const char *const *argv, char *why, size_t whylen)
 	return -1;
 }
 
-static void mode_flags(struct args *a, int mode)
+/* What confine() adds in `mode`, with the PIN_* mechanisms in pins; the
+ * binds land on a private /tmp and /dev/null keeps the probe harmless. */
+static void mode_flags(struct args *a, int mode, int pins, int launcher)
 {
-	if (mode == WARDEN_MODE_WORKSPACE_WRITE) {
-		/* What confine() adds: a private /tmp, a writable bind and a
-		 * read-only bind over it; /dev/null keeps the probe harmless. */
-		add(a, "--tmpfs"); add(a, "/tmp");
+	if (mode != WARDEN_MODE_WORKSPACE_WRITE)
+		return;
+	add(a, "--tmpfs"); add(a, "/tmp");
+	if (pins & PIN_FD) {
+		add(a, "--bind-fd"); add(a, "3"); add(a, "/tmp/.warden-probe");
+	} else {
 		add(a, "--bind"); add(a, "/dev/null"); add(a, "/tmp/.warden-probe");
-		add(a, "--ro-bind"); add(a, "/dev/null"); add(a, "/tmp/.warden-probe");
+	}
+	add(a, "--ro-bind"); add(a, "/dev/null"); add(a, "/tmp/.warden-probe");
+	if (pins & PIN_TMPFS) {
+		add(a, "--tmpfs"); add(a, "/tmp/.warden-pin");
+		add(a, "--remount-ro"); add(a, "/tmp/.warden-pin");
+		if (launcher) {
+			add(a, "--ro-bind-data"); add(a, "null");
+			add(a, "/tmp/.warden-pin-file");
+		}
 	}
 }
 
@@ -401,11 +536,48 @@ static int trusted_binary(const char *path, char *why, size_t whylen,
 	return 0;
 }
 
+/* Tries every level with the pins in `pins`; the level that worked, or
+ * LEVEL_UNUSABLE.  first: the first failure's reason (kept when set);
+ * userns_why: why LEVEL_USERNS failed. */
+static int try_levels(struct bwrap *b, int mode, int pins, char *first,
+                      size_t firstlen, char *userns_why, size_t ulen)
+{
+	char why[320];
+	int level;
+
+	for (level = LEVEL_USERNS; level <= LEVEL_PRIVILEGED; level++) {
+		struct args a = { NULL, 0, 0, 0 };
+		int rc;
+
+		base_flags(&a, b->use_launcher ? b->launcher : NULL, b->path, level);
+		mode_flags(&a, mode, pins, b->use_launcher);
+		add(&a, "--");
+		add(&a, b->path);
+		add(&a, "--version");
+		if (a.oom) {
+			snprintf(why, sizeof(why), "out of memory");
+			rc = -1;
+		} else {
+			rc = run_probe(a.v, (pins & PIN_FD) != 0, why, sizeof(why));
+		}
+		args_free(&a);
+		if (rc == 0)
+			return level;
+		if (first[0] == '\0')
+			snprintf(first, firstlen, "%.199s", why);
+		if (level == LEVEL_USERNS)
+			snprintf(userns_why, ulen, "%.199s", why);
+	}
+	return LEVEL_UNUSABLE;
+}
+
 static int bwrap_probe(void *state, int mode, struct warden_probe *out)
 {
+	static const int pin_sets[] = { PIN_TMPFS | PIN_FD, PIN_TMPFS, 0 };
 	struct bwrap *b = state;
-	char why[200];
-	int level;
+	char first[200] = "", userns_why[200] = "";
+	size_t i;
+	int level = LEVEL_UNUSABLE, pins = 0;
 
 	memset(out, 0, sizeof(*out));
 	if (mode != WARDEN_MODE_READ_ONLY && mode != WARDEN_MODE_WORKSPACE_WRITE) {
@@ -424,24 +596,23 @@ static int bwrap_probe(void *state, int mode, struct warden_probe *out)
 		snprintf(out->detail, sizeof(out->detail), "launcher %s", b->launcher_why);
 		return 0;
 	}
-	for (level = LEVEL_USERNS; level <= LEVEL_PRIVILEGED; level++) {
-		struct args a = { { NULL }, 0 };
-
-		base_flags(&a, b->use_launcher ? b->launcher : NULL, b->path, level);
-		mode_flags(&a, mode);
-		add(&a, "--");
-		add(&a, b->path);
-		add(&a, "--version");
-		if (run_probe(a.v, level == LEVEL_USERNS ? why : out->detail,
-		              level == LEVEL_USERNS ? sizeof(why) : sizeof(out->detail)) == 0)
+	for (i = 0; i < sizeof(pin_sets) / sizeof(*pin_sets); i++) {
+		pins = mode == WARDEN_MODE_WORKSPACE_WRITE ? pin_sets[i] : 0;
+		level = try_levels(b, mode, pins, first, sizeof(first), userns_why,
+		                   sizeof(userns_why));
+		if (level != LEVEL_UNUSABLE || mode != WARDEN_MODE_WORKSPACE_WRITE)
 			break;
+		if (i == 0)
+			snprintf(b->pins_why, sizeof(b->pins_why), "%s", first);
 	}
-	if (level > LEVEL_PRIVILEGED) {
+	if (level == LEVEL_UNUSABLE) {
 		/* Report why the full flag set failed: the first reason. */
-		snprintf(out->detail, sizeof(out->detail), "%s", why);
+		snprintf(out->detail, sizeof(out->detail), "%s", first);
 		return 0;
 	}
 	b->level[mode - 1] = level;
+	if (mode == WARDEN_MODE_WORKSPACE_WRITE)
+		b->pins = pins;
 	out->usable = 1;
 	switch (level) {
 	case LEVEL_USERNS:
@@ -455,15 +626,21 @@ static int bwrap_probe(void *state, int mode, struct warden_probe *out)
 		out->privilege_dropped = 1;
 		snprintf(out->detail, sizeof(out->detail),
 		         "all capabilities dropped; user namespaces stay available inside (%.150s)",
-		         why);
+		         userns_why);
 		break;
 	default:
 		out->enforcement = WARDEN_ENFORCEMENT_PARTIAL;
 		out->privilege_dropped = 0;
 		snprintf(out->detail, sizeof(out->detail),
 		         "bwrap cannot drop capabilities: a command run as root can remount the read-only bind (%.150s)",
-		         why);
+		         userns_why);
 		break;
+	}
+	if (mode == WARDEN_MODE_WORKSPACE_WRITE && !(pins & PIN_TMPFS)) {
+		out->enforcement = WARDEN_ENFORCEMENT_PARTIAL;
+		snprintf(out->detail, sizeof(out->detail),
+		         "bwrap cannot pin protected paths here, so they are not held against a rename of their directory (%.150s)",
+		         b->pins_why);
 	}
 	if (!b->use_launcher) {
 		char more[256];
@@ -475,6 +652,280 @@ static int bwrap_probe(void *state, int mode, struct warden_probe *out)
 		snprintf(out->detail, sizeof(out->detail), "%s", more);
 	}
 	return 0;
+}
+
+/* ------------------------------------------------------------- pins */
+
+/* What one mount does, weakest first: a node of higher rank wins over a
+ * lower one at the same path. */
+enum kind {
+	K_ANCHOR = 1,   /* a directory bound onto itself, writable */
+	K_CLOSED,       /* a directory bound read-only: no new entry */
+	K_RO,           /* an existing path bound read-only onto itself */
+	K_PIN_DIR,      /* a missing path: an empty read-only tmpfs */
+	K_PIN_FILE,     /* a missing file: an empty read-only file */
+};
+
+static int rank(int kind)
+{
+	return kind == K_ANCHOR ? 1 : kind == K_CLOSED ? 2 : 3;
+}
+
+struct node {
+	char *rel;      /* relative to the root, "" for the root */
+	int kind;
+	int fd;         /* O_PATH descriptor of what is bound, or -1 */
+	int strict;     /* on the way to a read-only path of the policy */
+};
+
+struct plan {
+	struct node *v;
+	size_t n, cap;
+	char partial[256];      /* the first protected path not held */
+	size_t n_partial;
+	char refuse[512];       /* set: confine fails with this */
+};
+
+static void plan_free(struct plan *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++) {
+		free(p->v[i].rel);
+		if (p->v[i].fd >= 0)
+			close(p->v[i].fd);
+	}
+	free(p->v);
+	memset(p, 0, sizeof(*p));
+}
+
+__attribute__((format(printf, 2, 3)))
+static void refuse(struct plan *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (p->refuse[0] != '\0')
+		return;
+	va_start(ap, fmt);
+	vsnprintf(p->refuse, sizeof(p->refuse), fmt, ap);
+	va_end(ap);
+}
+
+__attribute__((format(printf, 2, 3)))
+static void not_held(struct plan *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (p->n_partial++ > 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(p->partial, sizeof(p->partial), fmt, ap);
+	va_end(ap);
+}
+
+/* Records that rel gets `kind`; takes fd over (-1 for none). */
+static void mark(struct plan *p, const char *rel, int kind, int fd, int strict)
+{
+	struct node *v;
+	size_t i;
+
+	for (i = 0; i < p->n; i++) {
+		if (strcmp(p->v[i].rel, rel) != 0)
+			continue;
+		if (rank(kind) > rank(p->v[i].kind))
+			p->v[i].kind = kind;
+		p->v[i].strict |= strict;
+		if (p->v[i].fd < 0) {
+			p->v[i].fd = fd;
+			fd = -1;
+		}
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	if (p->n >= MAX_MOUNTS) {
+		refuse(p, "bwrap: the protected and read-only paths need more than %d mounts (narrow `protected`)",
+		       MAX_MOUNTS);
+		goto drop;
+	}
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 16;
+
+		v = realloc(p->v, cap * sizeof(*v));
+		if (v == NULL)
+			goto oom;
+		p->v = v;
+		p->cap = cap;
+	}
+	p->v[p->n].rel = strdup(rel);
+	if (p->v[p->n].rel == NULL)
+		goto oom;
+	p->v[p->n].kind = kind;
+	p->v[p->n].fd = fd;
+	p->v[p->n].strict = strict;
+	p->n++;
+	return;
+oom:
+	refuse(p, "bwrap: out of memory");
+drop:
+	if (fd >= 0)
+		close(fd);
+}
+
+static int dup_fd(int fd)
+{
+	return fcntl(fd, F_DUPFD_CLOEXEC, 3);
+}
+
+/* rel + "/" + name into out; -1 when too long. */
+static int join(char *out, size_t outlen, const char *rel, const char *name)
+{
+	int n = rel[0] ? snprintf(out, outlen, "%s/%s", rel, name)
+	               : snprintf(out, outlen, "%s", name);
+
+	return n < 0 || (size_t)n >= outlen ? -1 : 0;
+}
+
+/* One path to hold: `what` names it in messages (the protected pattern,
+ * or the read-only path); strict: a read-only path of the policy, which
+ * must be held or refused. */
+struct target {
+	const char *what;
+	char **comp;
+	size_t n;
+	int leaf_dir;
+	int strict;
+};
+
+static void symlink_on_way(struct plan *p, const struct target *t,
+                           const char *rel)
+{
+	if (t->strict)
+		refuse(p, "bwrap: the read-only path %.200s cannot be held: %.200s in the workspace root is a symbolic link, which a mount cannot pin (refused)",
+		       t->what, rel);
+	else
+		not_held(p, "protected %.100s is not held: %.120s is a symbolic link",
+		         t->what, rel);
+}
+
+/* Pins t->comp[i..] below the directory dirfd, which is rel. */
+static void walk(struct plan *p, const struct target *t, int dirfd,
+                 const char *rel, size_t i)
+{
+	char child[PATH_MAX];
+	const char *c = t->comp[i];
+	struct stat st;
+	int fd, last = i + 1 == t->n;
+
+	if (p->refuse[0] != '\0')
+		return;
+	if (has_glob(c, strlen(c))) {
+		struct dirent *de;
+		DIR *d;
+		int dfd;
+
+		mark(p, rel, K_CLOSED, dup_fd(dirfd), t->strict);
+		dfd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		d = dfd >= 0 ? fdopendir(dfd) : NULL;
+		if (d == NULL) {
+			refuse(p, "bwrap: %.200s: cannot list %.200s: %s", t->what,
+			       rel[0] ? rel : ".", strerror(errno));
+			if (dfd >= 0)
+				close(dfd);
+			return;
+		}
+		while ((de = readdir(d)) != NULL && p->refuse[0] == '\0') {
+			if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
+			    fnmatch(c, de->d_name, 0) != 0)
+				continue;
+			if (join(child, sizeof(child), rel, de->d_name) < 0) {
+				refuse(p, "bwrap: %.200s: a path in the root is too long", t->what);
+				break;
+			}
+			fd = openat(dirfd, de->d_name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+			if (fd < 0 || fstat(fd, &st) < 0) {
+				refuse(p, "bwrap: %.200s: %.200s: %s", t->what, child,
+				       strerror(errno));
+				if (fd >= 0)
+					close(fd);
+				break;
+			}
+			if (S_ISDIR(st.st_mode)) {
+				mark(p, child, K_ANCHOR, dup_fd(fd), t->strict);
+				walk(p, t, fd, child, i + 1);
+			} else if (S_ISLNK(st.st_mode)) {
+				symlink_on_way(p, t, child);
+			}
+			/* Anything else stays frozen by its closed directory. */
+			close(fd);
+		}
+		closedir(d);
+		return;
+	}
+	if (join(child, sizeof(child), rel, c) < 0) {
+		refuse(p, "bwrap: %.200s: a path in the root is too long", t->what);
+		return;
+	}
+	fd = openat(dirfd, c, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			mark(p, child, last && !t->leaf_dir ? K_PIN_FILE : K_PIN_DIR, -1,
+			     t->strict);
+		else
+			refuse(p, "bwrap: %.200s: %.200s: %s", t->what, child,
+			       strerror(errno));
+		return;
+	}
+	if (fstat(fd, &st) < 0) {
+		refuse(p, "bwrap: %.200s: %.200s: %s", t->what, child, strerror(errno));
+		close(fd);
+		return;
+	}
+	if (S_ISLNK(st.st_mode)) {
+		symlink_on_way(p, t, child);
+		close(fd);
+		return;
+	}
+	if (last || !S_ISDIR(st.st_mode)) {
+		/* The path itself, or a file where a directory would lead to
+		 * it (a `.git` file): neither rewritten nor replaced. */
+		mark(p, child, K_RO, fd, t->strict);
+		return;
+	}
+	mark(p, child, K_ANCHOR, dup_fd(fd), t->strict);
+	walk(p, t, fd, child, i + 1);
+	close(fd);
+}
+
+/* Splits rel (modified) at '/' into t->comp and walks it from rootfd. */
+static void hold(struct plan *p, int rootfd, char *rel, const char *what,
+                 int leaf_dir, int strict)
+{
+	char *comp[PATH_MAX / 2], *s = rel, *e;
+	struct target t = { what, comp, 0, leaf_dir, strict };
+
+	for (;;) {
+		comp[t.n++] = s;
+		e = strchr(s, '/');
+		if (e == NULL)
+			break;
+		*e = '\0';
+		s = e + 1;
+	}
+	walk(p, &t, rootfd, "", 0);
+}
+
+static int node_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct node *)a)->rel, ((const struct node *)b)->rel);
+}
+
+/* Is rel strictly below anc (both relative, anc not "")? */
+static int below(const char *rel, const char *anc)
+{
+	size_t n = strlen(anc);
+
+	return strncmp(rel, anc, n) == 0 && rel[n] == '/';
 }
 
 /* ----------------------------------------------------------- confine */
@@ -489,33 +940,12 @@ static int inside(const char *path, const char *root)
 	return strncmp(path, root, n) == 0 && (path[n] == '\0' || path[n] == '/');
 }
 
-static int bwrap_confine(void *state, const char *const *argv, size_t argc,
-                         const struct warden_policy *policy,
-                         struct warden_confine_out *out, char *err,
+/* The runner and launcher must lie outside the root. */
+static int check_runners(const struct bwrap *b, const char *root, char *err,
                          size_t errlen)
 {
-	struct bwrap *b = state;
-	const char *root = policy->workspace_root;
-	char prot[MAX_PROTECTED][PATH_MAX], fdbuf[16], real_path[PATH_MAX];
-	size_t i, n_prot = 0;
-	struct args a = { { NULL }, 0 };
-	int level;
+	char real_path[PATH_MAX];
 
-	if (policy->mode != WARDEN_MODE_READ_ONLY &&
-	    policy->mode != WARDEN_MODE_WORKSPACE_WRITE) {
-		WARDEN_PLUGIN_ERR(err, errlen, "bwrap: mode %d is not a confining mode",
-		                  policy->mode);
-		return -1;
-	}
-	level = b->level[policy->mode - 1];
-	if (level == LEVEL_UNPROBED || level == LEVEL_UNUSABLE) {
-		WARDEN_PLUGIN_ERR(err, errlen, "bwrap: not usable for this mode (probe first)");
-		return -1;
-	}
-	if (root == NULL || root[0] != '/') {
-		WARDEN_PLUGIN_ERR(err, errlen, "bwrap: the workspace root must be absolute");
-		return -1;
-	}
 	/* A runner the command could have rewritten is no runner. */
 	if (realpath(b->path, real_path) == NULL) {
 		WARDEN_PLUGIN_ERR(err, errlen, "bwrap: %s: %s", b->path, strerror(errno));
@@ -540,6 +970,236 @@ static int bwrap_confine(void *state, const char *const *argv, size_t argc,
 			return -1;
 		}
 	}
+	return 0;
+}
+
+/* A descriptor of the root to walk from: the host's (checked to still be
+ * what the path names) or one opened here.  -1 with err. */
+static int open_root(const struct warden_policy *policy, const char *root,
+                     char *err, size_t errlen)
+{
+	struct stat a, b;
+	int fd;
+
+	if (WARDEN_POLICY_HAS(policy, root_fd) && policy->root_fd >= 0) {
+		if (fstat(policy->root_fd, &a) < 0 || stat(root, &b) < 0 ||
+		    !S_ISDIR(a.st_mode) || a.st_dev != b.st_dev || a.st_ino != b.st_ino) {
+			WARDEN_PLUGIN_ERR(err, errlen,
+			                  "bwrap: the workspace root %s is no longer the directory that was checked: refused",
+			                  root);
+			return -1;
+		}
+		fd = dup_fd(policy->root_fd);
+	} else {
+		fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	}
+	if (fd < 0)
+		WARDEN_PLUGIN_ERR(err, errlen, "bwrap: %s: %s", root, strerror(errno));
+	return fd;
+}
+
+/* Walks every protected path and every read-only path under the root
+ * into p. */
+static void plan_pins(const struct bwrap *b, const struct warden_policy *policy,
+                      const char *root, int rootfd, struct plan *p)
+{
+	char rel[PATH_MAX], what[PATH_MAX];
+	size_t i, n = strlen(root);
+
+	for (i = 0; i < b->n_protected && p->refuse[0] == '\0'; i++) {
+		snprintf(rel, sizeof(rel), "%s", b->protected[i]);
+		snprintf(what, sizeof(what), "%s%s", b->protected[i],
+		         b->protected_dir[i] ? "/" : "");
+		hold(p, rootfd, rel, what, b->protected_dir[i], 0);
+	}
+	if (!WARDEN_POLICY_HAS(policy, n_read_only_paths))
+		return;
+	for (i = 0; i < policy->n_read_only_paths && p->refuse[0] == '\0'; i++) {
+		const char *ro = policy->read_only_paths[i];
+
+		if (ro == NULL || ro[0] != '/') {
+			refuse(p, "bwrap: read-only path '%.200s' is not absolute", ro ? ro : "(null)");
+			return;
+		}
+		if (inside(root, ro)) {
+			refuse(p, "bwrap: %.200s must stay read-only but holds the writable workspace root %.200s: refused (choose a root outside it)",
+			       ro, root);
+			return;
+		}
+		if (!inside(ro, root))
+			continue;  /* under the read-only host bind, or hidden by /tmp */
+		if (strlen(ro + n + 1) >= sizeof(rel)) {
+			refuse(p, "bwrap: read-only path %.200s is too long", ro);
+			return;
+		}
+		snprintf(rel, sizeof(rel), "%s", ro + n + 1);
+		while (n > 1 && rel[0] != '\0' && rel[strlen(rel) - 1] == '/')
+			rel[strlen(rel) - 1] = '\0';
+		if (rel[0] == '\0' || protected_bad(rel) != NULL) {
+			refuse(p, "bwrap: read-only path %.200s is not a normalised path", ro);
+			return;
+		}
+		hold(p, rootfd, rel, ro, 1, 1);
+	}
+}
+
+/* Adds the mounts of p after the root's bind to a, and to pre the
+ * launcher's --unpin of each pin (what bwrap creates on the host).  fds:
+ * hand descriptors to the host (every bind then names one).  -1 with
+ * err. */
+static int emit_pins(const struct bwrap *b, struct plan *p, const char *root,
+                     int fds, struct warden_confine_out *out, struct args *a,
+                     struct args *pre, char *err, size_t errlen)
+{
+	char dest[PATH_MAX];
+	size_t i, j;
+
+	qsort(p->v, p->n, sizeof(*p->v), node_cmp);
+	for (i = 0; i < p->n; i++) {
+		struct node *nd = &p->v[i];
+		int frozen = 0, ro = nd->kind == K_CLOSED || nd->kind == K_RO;
+
+		/* Below a read-only bind or a pin, everything is held already. */
+		for (j = 0; j < i && !frozen; j++)
+			frozen = rank(p->v[j].kind) == 3 && p->v[j].rel[0] != '\0' &&
+			         below(nd->rel, p->v[j].rel);
+		if (frozen)
+			continue;
+		if ((size_t)snprintf(dest, sizeof(dest), "%s%s%s", root,
+		                     nd->rel[0] ? "/" : "", nd->rel) >= sizeof(dest)) {
+			WARDEN_PLUGIN_ERR(err, errlen, "bwrap: %s/%s: path too long", root, nd->rel);
+			return -1;
+		}
+		if ((nd->kind == K_PIN_DIR || nd->kind == K_PIN_FILE) &&
+		    !(b->pins & PIN_TMPFS)) {
+			if (nd->strict) {
+				WARDEN_PLUGIN_ERR(err, errlen,
+				                  "bwrap: %s must stay read-only but bwrap cannot pin what does not exist here (%.100s): refused",
+				                  dest, b->pins_why);
+				return -1;
+			}
+			not_held(p, "protected %.100s does not exist and cannot be pinned here",
+			         nd->rel);
+			continue;
+		}
+		if ((nd->kind == K_PIN_DIR || nd->kind == K_PIN_FILE) &&
+		    b->use_launcher) {
+			add(pre, "--unpin"); add(pre, root); add(pre, nd->rel);
+		}
+		switch (nd->kind) {
+		case K_PIN_DIR:
+			add(a, "--tmpfs"); add(a, dest);
+			add(a, "--remount-ro"); add(a, dest);
+			break;
+		case K_PIN_FILE:
+			if (!b->use_launcher) {
+				not_held(p, "protected %.100s does not exist and cannot be pinned without the launcher",
+				         nd->rel);
+				break;
+			}
+			add(a, "--ro-bind-data"); add(a, "null"); add(a, dest);
+			break;
+		default:
+			if (fds && nd->fd >= 0) {
+				int num = out->push_fd(out->sink, nd->fd);
+
+				nd->fd = -1;  /* the host's now */
+				if (num < 0) {
+					WARDEN_PLUGIN_ERR(err, errlen,
+					                  "bwrap: cannot pass the descriptor of %s to bwrap",
+					                  dest);
+					return -1;
+				}
+				add(a, ro ? "--ro-bind-fd" : "--bind-fd");
+				add_fd(a, num);
+			} else {
+				add(a, ro ? "--ro-bind" : "--bind");
+				add(a, dest);
+			}
+			add(a, dest);
+			break;
+		}
+	}
+	return 0;
+}
+
+/* The workspace-write part: private /tmp, the root, the pins.  Sets the
+ * facts of out.  -1 with err. */
+static int workspace_flags(struct bwrap *b, const struct warden_policy *policy,
+                           const char *root, struct warden_confine_out *out,
+                           struct args *a, struct args *pre, char *err,
+                           size_t errlen)
+{
+	struct plan p;
+	int rootfd, fds = 0, rc = -1;
+
+	memset(&p, 0, sizeof(p));
+	rootfd = open_root(policy, root, err, errlen);
+	if (rootfd < 0)
+		return -1;
+	add(a, "--tmpfs"); add(a, "/tmp");
+	if ((b->pins & PIN_FD) && WARDEN_CONFINE_OUT_HAS(out, push_fd) &&
+	    out->push_fd != NULL) {
+		int d = dup_fd(rootfd), num = d >= 0 ? out->push_fd(out->sink, d) : -1;
+
+		if (num >= 0) {
+			add(a, "--bind-fd"); add_fd(a, num); add(a, root);
+			fds = 1;
+		}
+	}
+	if (!fds) {
+		add(a, "--bind"); add(a, root); add(a, root);
+	}
+	plan_pins(b, policy, root, rootfd, &p);
+	if (p.refuse[0] != '\0') {
+		WARDEN_PLUGIN_ERR(err, errlen, "%s", p.refuse);
+		goto out;
+	}
+	if (emit_pins(b, &p, root, fds, out, a, pre, err, errlen) < 0)
+		goto out;
+	if (p.n_partial > 0) {
+		out->enforcement = WARDEN_ENFORCEMENT_PARTIAL;
+		if (p.n_partial > 1)
+			snprintf(out->detail, sizeof(out->detail), "%.200s (and %zu more)",
+			         p.partial, p.n_partial - 1);
+		else
+			snprintf(out->detail, sizeof(out->detail), "%s", p.partial);
+	}
+	rc = 0;
+out:
+	plan_free(&p);
+	close(rootfd);
+	return rc;
+}
+
+static int bwrap_confine(void *state, const char *const *argv, size_t argc,
+                         const struct warden_policy *policy,
+                         struct warden_confine_out *out, char *err,
+                         size_t errlen)
+{
+	struct bwrap *b = state;
+	const char *root = policy->workspace_root;
+	struct args pre = { NULL, 0, 0, 0 }, a = { NULL, 0, 0, 0 };
+	size_t i;
+	int level, rc = -1;
+
+	if (policy->mode != WARDEN_MODE_READ_ONLY &&
+	    policy->mode != WARDEN_MODE_WORKSPACE_WRITE) {
+		WARDEN_PLUGIN_ERR(err, errlen, "bwrap: mode %d is not a confining mode",
+		                  policy->mode);
+		return -1;
+	}
+	level = b->level[policy->mode - 1];
+	if (level == LEVEL_UNPROBED || level == LEVEL_UNUSABLE) {
+		WARDEN_PLUGIN_ERR(err, errlen, "bwrap: not usable for this mode (probe first)");
+		return -1;
+	}
+	if (root == NULL || root[0] != '/') {
+		WARDEN_PLUGIN_ERR(err, errlen, "bwrap: the workspace root must be absolute");
+		return -1;
+	}
+	if (check_runners(b, root, err, errlen) < 0)
+		return -1;
 
 	out->enforcement = level == LEVEL_PRIVILEGED || !b->use_launcher
 		? WARDEN_ENFORCEMENT_PARTIAL : WARDEN_ENFORCEMENT_FULL;
@@ -552,42 +1212,45 @@ static int bwrap_confine(void *state, const char *const *argv, size_t argc,
 		snprintf(out->detail, sizeof(out->detail),
 		         "no launcher: LD_PRELOAD and kin in the spawner's environment run code in bwrap");
 
-	base_flags(&a, b->use_launcher ? b->launcher : NULL, b->path, level);
+	/* pre: the launcher and its own options; a: bwrap and its. */
+	if (b->use_launcher)
+		add(&pre, b->launcher);
+	base_flags(&a, NULL, b->path, level);
 	if (policy->mode == WARDEN_MODE_WORKSPACE_WRITE) {
-		add(&a, "--tmpfs"); add(&a, "/tmp");
-		add(&a, "--bind"); add(&a, root); add(&a, root);
-		for (i = 0; i < b->n_protected; i++) {
-			char full[PATH_MAX];
-			struct stat st;
-
-			if ((size_t)snprintf(full, sizeof(full), "%s/%s", root,
-			                     b->protected[i]) >= sizeof(full) ||
-			    lstat(full, &st) < 0)
-				continue;    /* absent: nothing to protect */
-			if (realpath(full, prot[n_prot]) == NULL ||
-			    !inside(prot[n_prot], root))
-				continue;    /* outside the root: read-only anyway */
-			if (S_ISLNK(st.st_mode))
-				snprintf(out->detail, sizeof(out->detail),
-				         "protected path %s is a symlink: its target is read-only, the link itself is not",
-				         b->protected[i]);
-			add(&a, "--ro-bind"); add(&a, prot[n_prot]); add(&a, prot[n_prot]);
-			n_prot++;
-		}
-		if (out->detail[0] != '\0')
+		if (!(b->pins & PIN_TMPFS)) {
 			out->enforcement = WARDEN_ENFORCEMENT_PARTIAL;
+			snprintf(out->detail, sizeof(out->detail),
+			         "protected paths are not held against a rename of their directory: bwrap cannot pin them here (%.120s)",
+			         b->pins_why);
+		}
+		if (workspace_flags(b, policy, root, out, &a, &pre, err, errlen) < 0)
+			goto done;
+		if (WARDEN_CONFINE_OUT_HAS(out, denial_message))
+			snprintf(out->denial_message, sizeof(out->denial_message),
+			         "the host is read-only outside %.120s and the private /tmp; inside it, .git/hooks, .git/config and the other protected paths stay read-only",
+			         root);
+	} else if (WARDEN_CONFINE_OUT_HAS(out, denial_message)) {
+		snprintf(out->denial_message, sizeof(out->denial_message),
+		         "read-only: the whole host is read-only, the workspace root %.150s included",
+		         root);
 	}
+	/* Read-only: the whole host is a read-only bind and /dev a private
+	 * tmpfs; workspace-write: every read-only path under the root is
+	 * pinned above (or confine failed), the rest lie under the
+	 * read-only bind or the private /tmp. */
+	if (WARDEN_CONFINE_OUT_HAS(out, read_only_held))
+		out->read_only_held = 1;
 	out->evidence = WARDEN_EVIDENCE_NONE;
 	if (policy->status_fd >= 0) {
-		snprintf(fdbuf, sizeof(fdbuf), "%d", policy->status_fd);
-		add(&a, "--json-status-fd"); add(&a, fdbuf);
+		add(&a, "--json-status-fd"); add_fd(&a, policy->status_fd);
 		out->evidence = WARDEN_EVIDENCE_BWRAP_JSON;
 	}
 	add(&a, "--");
-	if (a.n + 1 >= sizeof(a.v) / sizeof(*a.v)) {
-		WARDEN_PLUGIN_ERR(err, errlen, "bwrap: too many protected paths");
-		return -1;
-	}
+	if (a.oom || pre.oom)
+		goto oom;
+	for (i = 0; i < pre.n; i++)
+		if (out->push_arg(out->sink, pre.v[i]) < 0)
+			goto oom;
 	for (i = 0; i < a.n; i++)
 		if (out->push_arg(out->sink, a.v[i]) < 0)
 			goto oom;
@@ -598,10 +1261,14 @@ static int bwrap_confine(void *state, const char *const *argv, size_t argc,
 	    (out->push_writable_root(out->sink, root) < 0 ||
 	     out->push_writable_root(out->sink, "/tmp") < 0))
 		goto oom;
-	return 0;
+	rc = 0;
+	goto done;
 oom:
 	WARDEN_PLUGIN_ERR(err, errlen, "bwrap: out of memory");
-	return -1;
+done:
+	args_free(&pre);
+	args_free(&a);
+	return rc;
 }
 
 /* ------------------------------------------------------------ tables */

@@ -39,6 +39,20 @@
  * command never outlive the spawner even before bwrap's own
  * --die-with-parent is in place.
  *
+ * Pins left behind.  To pin a path that does not exist, bwrap creates its
+ * mount point on the host: an empty directory or file.  The backend names
+ * each such path before BWRAP,
+ *
+ *   warden-bwrap-exec [--unpin ROOT REL]... BWRAP [ARG]...
+ *
+ * and when one of them does not exist yet, the launcher does not exec
+ * bwrap but runs it as its child (which also dies with it), forwards the
+ * signals a spawner sends (INT, TERM, HUP, QUIT), and once bwrap has
+ * ended removes each such path it saw missing that is now an empty
+ * directory or an empty regular file (reached from ROOT without following
+ * any link), then ends as bwrap did: its exit status, or its signal.
+ * A launcher killed with SIGKILL removes nothing.
+ *
  * Failure: one stderr line "warden-bwrap-exec: fatal: WHAT: WHY", exit
  * status 125, nothing run.
  */
@@ -49,7 +63,10 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,16 +182,15 @@ static void close_from(unsigned lo, unsigned hi)
 		fatal("close_range", "%s", strerror(errno));
 }
 
-/* Reads bwrap's options in argv[2..] up to `--` or the command: every
+/* Reads bwrap's options in argv[i..] up to `--` or the command: every
  * descriptor they name goes to keep (n_keep of them); each `null` data
  * descriptor's index in argv goes to nulls. */
-static void scan(int argc, char **argv, int *keep, size_t *n_keep,
+static void scan(int argc, char **argv, int i, int *keep, size_t *n_keep,
                  int *nulls, size_t *n_nulls)
 {
 	const struct option *o;
 	char *end;
 	long v;
-	int i = 2;
 
 	while (i < argc && strcmp(argv[i], "--") != 0 &&
 	       strncmp(argv[i], "--", 2) == 0) {
@@ -204,25 +220,191 @@ static void scan(int argc, char **argv, int *keep, size_t *n_keep,
 	}
 }
 
+/* ------------------------------------------------------------ unpin */
+
+struct unpin {
+	const char *root;
+	const char *rel;
+};
+
+/* A path relative to a root: no empty, "." or ".." component. */
+static int rel_ok(const char *rel)
+{
+	const char *s = rel, *e;
+
+	if (*rel == '\0' || *rel == '/')
+		return 0;
+	for (;;) {
+		e = strchr(s, '/');
+		if (e == NULL)
+			e = s + strlen(s);
+		if (e == s || (e - s == 1 && s[0] == '.') ||
+		    (e - s == 2 && s[0] == '.' && s[1] == '.'))
+			return 0;
+		if (*e == '\0')
+			return 1;
+		s = e + 1;
+	}
+}
+
+/* The directory holding u's last component, reached from its root without
+ * following a link (buf holds the components; *last the last one), or
+ * -1. */
+static int open_parent(const struct unpin *u, char *buf, size_t buflen,
+                       const char **last)
+{
+	char *s, *e;
+	int fd, next;
+
+	if ((size_t)snprintf(buf, buflen, "%s", u->rel) >= buflen)
+		return -1;
+	fd = open(u->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	for (s = buf; fd >= 0 && (e = strchr(s, '/')) != NULL; s = e + 1) {
+		*e = '\0';
+		next = openat(fd, s, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		close(fd);
+		fd = next;
+	}
+	*last = s;
+	return fd;
+}
+
+/* Whether u does not exist now (its parent does). */
+static int missing(const struct unpin *u)
+{
+	char buf[4096];
+	const char *last;
+	struct stat st;
+	int fd = open_parent(u, buf, sizeof(buf), &last), r;
+
+	if (fd < 0)
+		return 0;
+	r = fstatat(fd, last, &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT;
+	close(fd);
+	return r;
+}
+
+/* Removes u when it is an empty directory or an empty regular file. */
+static void remove_pin(const struct unpin *u)
+{
+	char buf[4096];
+	const char *last;
+	struct stat st;
+	int fd = open_parent(u, buf, sizeof(buf), &last);
+
+	if (fd < 0)
+		return;
+	if (fstatat(fd, last, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		if (S_ISDIR(st.st_mode))
+			(void)unlinkat(fd, last, AT_REMOVEDIR);  /* fails unless empty */
+		else if (S_ISREG(st.st_mode) && st.st_size == 0)
+			(void)unlinkat(fd, last, 0);
+	}
+	close(fd);
+}
+
+static volatile pid_t child_pid;
+
+static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+
+static void forward(int sig)
+{
+	if (child_pid > 0)
+		kill(child_pid, sig);
+}
+
+/* Runs bwrap as a child, waits for it, removes the pins it left, and ends
+ * as it ended. */
+__attribute__((noreturn))
+static void supervise(char **args, char **env, const struct unpin *u,
+                      size_t n_u)
+{
+	struct sigaction sa;
+	struct rlimit no_core = { 0, 0 };
+	sigset_t set, old;
+	pid_t pid, self = getpid();
+	int status, sig;
+	size_t i;
+
+	sigemptyset(&set);
+	for (i = 0; i < sizeof(forwarded) / sizeof(*forwarded); i++)
+		sigaddset(&set, forwarded[i]);
+	sigprocmask(SIG_BLOCK, &set, &old);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = forward;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof(forwarded) / sizeof(*forwarded); i++)
+		sigaction(forwarded[i], &sa, NULL);
+	pid = fork();
+	if (pid < 0)
+		fatal("fork", "%s", strerror(errno));
+	if (pid == 0) {
+		sa.sa_handler = SIG_DFL;
+		for (i = 0; i < sizeof(forwarded) / sizeof(*forwarded); i++)
+			sigaction(forwarded[i], &sa, NULL);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != self)
+			_exit(WARDEN_BWRAP_EXEC_EXIT);
+		execve(args[0], args, env);
+		fatal("exec", "%s: %s", args[0], strerror(errno));
+	}
+	child_pid = pid;
+	/* Only bwrap needs the descriptors its options name. */
+	close_from(3, ~0U);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			fatal("waitpid", "%s", strerror(errno));
+	for (i = 0; i < n_u; i++)
+		remove_pin(&u[i]);
+	if (WIFEXITED(status))
+		_exit(WEXITSTATUS(status));
+	sig = WIFSIGNALED(status) ? WTERMSIG(status) : SIGKILL;
+	setrlimit(RLIMIT_CORE, &no_core);
+	sa.sa_handler = SIG_DFL;
+	sigaction(sig, &sa, NULL);
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	raise(sig);
+	_exit(128 + sig);
+}
+
 int main(int argc, char **argv)
 {
 	size_t n_env = 0, n_moved = 0, i, k = 0, e = 0, n_keep = 0, n_nulls = 0;
+	size_t n_u = 0, n_missing = 0;
+	struct unpin *u;
 	char **args, **env;
-	int *keep, *nulls;
+	int *keep, *nulls, b0 = 1;
 	unsigned lo = 3;
 
 	/* Die with the spawner: kept across the exec of bwrap. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
 		fatal("prctl", "PR_SET_PDEATHSIG: %s", strerror(errno));
-	if (argc < 2)
-		fatal("arguments", "usage: warden-bwrap-exec BWRAP [ARG]...");
-	if (argv[1][0] != '/')
-		fatal("arguments", "'%s' is not an absolute path", argv[1]);
+	u = calloc((size_t)argc, sizeof(*u));
+	if (u == NULL)
+		fatal("arguments", "out of memory");
+	while (b0 < argc && strcmp(argv[b0], "--unpin") == 0) {
+		if (b0 + 2 >= argc)
+			fatal("arguments", "--unpin takes two arguments, ROOT and REL");
+		if (argv[b0 + 1][0] != '/' || !rel_ok(argv[b0 + 2]))
+			fatal("arguments", "--unpin '%s' '%s': want an absolute root and a path relative to it",
+			      argv[b0 + 1], argv[b0 + 2]);
+		u[n_u].root = argv[b0 + 1];
+		u[n_u].rel = argv[b0 + 2];
+		n_u++;
+		b0 += 3;
+	}
+	if (b0 >= argc)
+		fatal("arguments", "usage: warden-bwrap-exec [--unpin ROOT REL]... BWRAP [ARG]...");
+	if (argv[b0][0] != '/')
+		fatal("arguments", "'%s' is not an absolute path", argv[b0]);
 	keep = calloc((size_t)argc, sizeof(*keep));
 	nulls = calloc((size_t)argc, sizeof(*nulls));
 	if (keep == NULL || nulls == NULL)
 		fatal("arguments", "out of memory");
-	scan(argc, argv, keep, &n_keep, nulls, &n_nulls);
+	scan(argc, argv, b0 + 1, keep, &n_keep, nulls, &n_nulls);
 	qsort(keep, n_keep, sizeof(*keep), cmp_int);
 	for (i = 0; i < n_keep; i++) {
 		if (keep[i] < (int)lo)
@@ -253,7 +435,7 @@ int main(int argc, char **argv)
 	env = calloc(n_env + 1, sizeof(*env));
 	if (args == NULL || env == NULL)
 		fatal("arguments", "out of memory");
-	args[k++] = argv[1];
+	args[k++] = argv[b0];
 	for (i = 0; i < n_env; i++) {
 		size_t n = loader_name(environ[i]);
 		char *name;
@@ -269,10 +451,16 @@ int main(int argc, char **argv)
 		args[k++] = name;
 		args[k++] = environ[i] + n + 1;
 	}
-	for (i = 2; i < (size_t)argc; i++)
+	for (i = (size_t)b0 + 1; i < (size_t)argc; i++)
 		args[k++] = argv[i];
 	args[k] = NULL;
 	env[e] = NULL;
-	execve(argv[1], args, env);
-	fatal("exec", "%s: %s", argv[1], strerror(errno));
+	/* Only what is missing now is bwrap's to create and ours to remove. */
+	for (i = 0; i < n_u; i++)
+		if (missing(&u[i]))
+			u[n_missing++] = u[i];
+	if (n_missing > 0)
+		supervise(args, env, u, n_missing);
+	execve(args[0], args, env);
+	fatal("exec", "%s: %s", args[0], strerror(errno));
 }

@@ -7,7 +7,13 @@
 #     reachable from inside;
 #   - the command dies with warden: SIGKILL of `warden run` leaves nothing
 #     running and nothing written afterwards;
-#   - the launcher keeps exactly the descriptors bwrap's options name.
+#   - the launcher keeps exactly the descriptors bwrap's options name;
+#   - protected paths (.git/hooks, .git/config, submodule hooks and config
+#     under .git/modules/NAME, worktree config) hold against every route:
+#     a direct write, renaming or deleting an ancestor, deleting and
+#     recreating the path, creating it where the root has no .git; the
+#     host's .git is then compared with what it was, no planted file
+#     exists anywhere in the root, and git add / commit still work.
 . "$top_srcdir/tests/run/lib.sh"
 
 LAUNCHER=$top_builddir/plugins/bwrap/warden-bwrap-exec
@@ -152,5 +158,183 @@ rc=$?
 [ $rc -eq 125 ] && grep -qx "warden-bwrap-exec: fatal: arguments: descriptor 8 is not open" "$T/err" &&
 	ok "launcher: a named descriptor that is not open is refused, exit 125" ||
 	fail "launcher --bind-fd 8 (closed): exit $rc: $(cat "$T/err")"
+
+echo "---- protected paths hold by every route"
+MARK=planted-by-a-detour-$$
+export GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@t \
+	GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@t HOME=$T/home
+mkdir -p "$T/home"
+git init -q "$T/subsrc" && git -C "$T/subsrc" commit -q --allow-empty -m sub ||
+	fail "git: cannot make the submodule's source repository"
+
+# fresh_repo [nogit]: $WS anew, a repository with one commit and a
+# submodule `sub` (its git directory is .git/modules/sub); nogit: an
+# empty root without .git.
+fresh_repo() {
+	rm -rf "$WS"
+	mkdir "$WS"
+	[ "${1:-}" = nogit ] && return
+	(cd "$WS" && git init -q . && echo a >f && git add f &&
+		git -c protocol.file.allow=always submodule add -q "$T/subsrc" sub &&
+		git commit -q -m one) >/dev/null 2>&1 ||
+		fail "git: cannot make the workspace repository"
+}
+
+# The host's view of every protected path: contents of the config files,
+# the hooks directories' entries, and what git says.
+protected_state() {
+	(cd "$WS" && for f in .git/config .git/modules/sub/config; do
+		printf '== %s\n' "$f"
+		cat "$f" 2>&1
+	done
+	find .git/hooks .git/modules/sub/hooks -printf '%p %y %m %s\n' 2>&1 | sort
+	for f in .git/config.worktree .git/worktrees .git/commondir .git/modules/new \
+		.git-aside .git/hooks-aside; do
+		[ -e "$f" ] && echo "exists: $f"
+	done
+	git rev-parse HEAD 2>&1
+	git -C sub rev-parse --git-dir 2>&1)
+}
+
+# planted: every file in the root that holds the mark.
+planted() {
+	grep -rlF "$MARK" "$WS" 2>/dev/null
+}
+
+# route C NAME SCRIPT: run SCRIPT (sh) in the root under config C, then
+# assert that the host's protected paths are as before and nothing was
+# planted.
+route() {
+	c=$1 what=$2
+	before=$(protected_state)
+	wr $c run -c "$3"
+	after=$(protected_state)
+	p=$(planted)
+	if [ -n "$p" ]; then
+		fail "$c: $what: planted on the host: $p"
+		ls -la "$WS/.git"
+		sed 's/^/  stderr: /' "$T/err"
+	elif [ "$after" != "$before" ]; then
+		fail "$c: $what: the host's protected paths changed"
+		printf '%s\n' "$before" >"$T/before"
+		printf '%s\n' "$after" >"$T/after"
+		diff "$T/before" "$T/after"
+		sed 's/^/  stderr: /' "$T/err"
+	else
+		ok "$c: $what: nothing planted, protected paths unchanged"
+	fi
+}
+
+hook=post-checkout
+for c in bw-ww bw-ro; do
+	fresh_repo
+	route $c "direct writes" "
+		echo $MARK >> .git/config
+		git config core.hooksPath /tmp/$MARK
+		echo $MARK > .git/hooks/$hook; chmod +x .git/hooks/$hook
+		echo $MARK > .git/hooks/pre-commit.sample
+		echo $MARK >> .git/modules/sub/config
+		echo $MARK > .git/modules/sub/hooks/$hook
+		echo $MARK > .git/config.worktree
+		true"
+	route $c "rename .git, recreate hooks and config" "
+		mv .git .git-aside
+		mkdir -p .git/hooks .git/modules/sub/hooks
+		echo $MARK > .git/hooks/$hook
+		echo $MARK > .git/config
+		echo $MARK > .git/modules/sub/hooks/$hook
+		true"
+	route $c "rename .git/hooks and .git/modules, recreate them" "
+		mv .git/hooks .git/hooks-aside; mkdir .git/hooks; echo $MARK > .git/hooks/$hook
+		mv .git/modules .git/modules-aside; mkdir -p .git/modules/sub/hooks
+		echo $MARK > .git/modules/sub/hooks/$hook
+		mv .git/modules/sub .git/modules/sub-aside; mkdir -p .git/modules/sub/hooks
+		echo $MARK > .git/modules/sub/hooks/$hook
+		mv .git/config .git/config-aside; echo $MARK > .git/config
+		true"
+	route $c "delete and recreate the protected paths" "
+		rm -rf .git/hooks; mkdir .git/hooks; echo $MARK > .git/hooks/$hook
+		rm -f .git/config; echo $MARK > .git/config
+		rm -rf .git/modules/sub/hooks; mkdir .git/modules/sub/hooks
+		echo $MARK > .git/modules/sub/hooks/$hook
+		rm -f .git/modules/sub/config; echo $MARK > .git/modules/sub/config
+		true"
+	route $c "new submodule and worktree git directories" "
+		mkdir -p .git/modules/new/hooks; echo $MARK > .git/modules/new/hooks/$hook
+		echo $MARK > .git/modules/new/config
+		mkdir -p .git/worktrees/w; echo $MARK > .git/worktrees/w/config.worktree
+		true"
+	# rm -rf .git takes the repository's own data with it (that is
+	# writable); only what the protected paths are must survive.
+	before=$(cd "$WS" && cat .git/config .git/modules/sub/config; ls -A .git/hooks .git/modules/sub/hooks)
+	wr $c run -c "rm -rf .git; mkdir -p .git/hooks; echo $MARK > .git/hooks/$hook
+		echo $MARK > .git/config; true"
+	after=$(cd "$WS" && cat .git/config .git/modules/sub/config; ls -A .git/hooks .git/modules/sub/hooks)
+	p=$(planted)
+	[ -z "$p" ] && [ "$after" = "$before" ] &&
+		ok "$c: rm -rf .git and recreate: the protected paths stay, nothing planted" ||
+		fail "$c: rm -rf .git and recreate: planted '$p'; changed: $([ "$after" = "$before" ] || echo yes)"
+
+	# A root with no .git yet: nothing can make one.
+	fresh_repo nogit
+	wr $c run -c "git init -q . 2>/dev/null; mkdir -p .git/hooks; echo $MARK > .git/hooks/$hook
+		echo $MARK > .git/config; true"
+	if [ -n "$(planted)" ] || [ -e "$WS/.git" ]; then
+		fail "$c: no .git: the host has $(ls -A "$WS") $(planted)"
+	else
+		ok "$c: no .git: none made, nothing planted, no pin left behind"
+	fi
+done
+
+echo "---- git add and commit work inside workspace-write, not in read-only"
+fresh_repo
+wr bw-ww run -c 'echo b >> f && git add f && git commit -q -m two && git -C sub status --short && git log --format=%s -1'
+[ "$rc" = 0 ] && [ "$(tail -n 1 "$T/out")" = two ] &&
+	[ "$(git -C "$WS" log --format=%s -1)" = two ] && [ -z "$(git -C "$WS" status --short)" ] &&
+	ok "bw-ww: git add and git commit inside; the host's repository has the commit" ||
+	fail "bw-ww: git commit inside: exit $rc: $(cat "$T/out" "$T/err")"
+left=$(cd "$WS" && ls -d .git/config.worktree .git/worktrees .git/commondir 2>/dev/null)
+[ -z "$left" ] && ok "bw-ww: the pins bwrap made on the host are gone after the run" ||
+	fail "bw-ww: pins left on the host: $left"
+wr bw-ro run -c 'echo c >> f; git add f && git commit -q -m three'
+[ "$rc" != 0 ] && [ "$(git -C "$WS" log --format=%s -1)" = two ] &&
+	ok "bw-ro: git commit refused in read-only (exit $rc)" ||
+	fail "bw-ro: git commit in read-only: exit $rc, head $(git -C "$WS" log --format=%s -1)"
+
+echo "---- pins are removed after a timeout too"
+fresh_repo
+wr bw-ww run --timeout 1 -c "sleep $((TAG * 10 + 9))"
+left=$(cd "$WS" && ls -d .git/config.worktree .git/worktrees 2>/dev/null)
+[ "$rc" = 124 ] && [ -z "$left" ] && ok "bw-ww: timed out (124), no pin left behind" ||
+	fail "bw-ww: after a timeout: exit $rc, left: $left"
+
+echo "---- the protected key"
+config bw-bad1 workspace-write bwrap "protected = .git/hoo*"
+wr bw-bad1 plugins
+grep -qF "protected: '.git/hoo*' may have a glob (* ? [) only before its last component" "$T/out" &&
+	ok "protected: a glob in the last component is refused, named" ||
+	fail "protected = .git/hoo*: $(cat "$T/out" "$T/err")"
+config bw-bad2 workspace-write bwrap "protected = .git/../x"
+wr bw-bad2 plugins
+grep -qF "protected: '.git/../x' must be a path relative to the workspace root without '.', '..' or empty components" "$T/out" &&
+	ok "protected: '..' is refused, named" ||
+	fail "protected = .git/../x: $(cat "$T/out" "$T/err")"
+config bw-own workspace-write bwrap "protected = notes/ .envrc"
+fresh_repo nogit
+wr bw-own run -c "echo $MARK > .envrc; mkdir -p notes; echo $MARK > notes/x; mv notes n2; true"
+[ -z "$(planted)" ] && [ -z "$(ls -A "$WS")" ] &&
+	ok "protected = notes/ .envrc: neither can be made, no pin left behind" ||
+	fail "protected = notes/ .envrc: the root holds $(ls -A "$WS") $(planted)"
+fresh_repo
+mv "$WS/.git/hooks" "$WS/.git/hooks-real"
+ln -s hooks-real "$WS/.git/hooks"
+wr bw-ww run --json -- true
+enf=$(field enforcement)
+wr bw-ww confine --json -- true
+detail=$("$PY" -c 'import json, sys; print(json.load(open(sys.argv[1]))["detail"])' "$T/out")
+[ "$enf" = partial ] &&
+	[ "$detail" = "protected .git/hooks/ is not held: .git/hooks is a symbolic link" ] &&
+	ok "a protected path behind a symbolic link: run and confine say partial ($detail)" ||
+	fail "symlinked .git/hooks: enforcement $enf: $detail"
 
 finish

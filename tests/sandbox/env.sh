@@ -135,7 +135,10 @@ for m in read-only workspace-write; do
 		ok "$b $m: the runner is $want whatever PATH says" ||
 		fail "$b $m: the runner is '$first' with PATH into the workspace"
 	if [ $b = bwrap ]; then
-		[ "$(json_get "$T/c2.json" argv | sed -n 2p)" = /usr/bin/bwrap ] ||
+		# bwrap follows the launcher and its own options (--unpin ROOT REL).
+		[ "$(json_get "$T/c2.json" argv | awk 'NR == 1 { next }
+			$0 == "--unpin" { skip = 2; next } skip > 0 { skip--; next }
+			{ print; exit }')" = /usr/bin/bwrap ] ||
 			fail "$b $m: bwrap is not /usr/bin/bwrap with PATH into the workspace"
 	fi
 	PATH=$WS/bin:$PATH "$PY" "$T/exec.py" "$T/c2.json"
