@@ -110,7 +110,7 @@
 
 #define PROBE_TIMEOUT_MS 5000
 #define MAX_PROTECTED 64
-#define MAX_MOUNTS 256
+#define MAX_MOUNTS 200  /* below the host's limit of passed descriptors */
 
 /* What the probe found works, per mode. */
 enum level {
@@ -537,8 +537,9 @@ static int trusted_binary(const char *path, char *why, size_t whylen,
 }
 
 /* Tries every level with the pins in `pins`; the level that worked, or
- * LEVEL_UNUSABLE.  first: the first failure's reason (kept when set);
- * userns_why: why LEVEL_USERNS failed. */
+ * LEVEL_UNUSABLE, or -1 when out of memory (which proves nothing about
+ * bwrap: no weaker level may stand in).  first: the first failure's
+ * reason (kept when set); userns_why: why LEVEL_USERNS failed. */
 static int try_levels(struct bwrap *b, int mode, int pins, char *first,
                       size_t firstlen, char *userns_why, size_t ulen)
 {
@@ -555,11 +556,10 @@ static int try_levels(struct bwrap *b, int mode, int pins, char *first,
 		add(&a, b->path);
 		add(&a, "--version");
 		if (a.oom) {
-			snprintf(why, sizeof(why), "out of memory");
-			rc = -1;
-		} else {
-			rc = run_probe(a.v, (pins & PIN_FD) != 0, why, sizeof(why));
+			args_free(&a);
+			return -1;
 		}
+		rc = run_probe(a.v, (pins & PIN_FD) != 0, why, sizeof(why));
 		args_free(&a);
 		if (rc == 0)
 			return level;
@@ -600,6 +600,10 @@ static int bwrap_probe(void *state, int mode, struct warden_probe *out)
 		pins = mode == WARDEN_MODE_WORKSPACE_WRITE ? pin_sets[i] : 0;
 		level = try_levels(b, mode, pins, first, sizeof(first), userns_why,
 		                   sizeof(userns_why));
+		if (level < 0) {
+			snprintf(out->detail, sizeof(out->detail), "out of memory");
+			return -1;
+		}
 		if (level != LEVEL_UNUSABLE || mode != WARDEN_MODE_WORKSPACE_WRITE)
 			break;
 		if (i == 0)

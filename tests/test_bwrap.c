@@ -1,0 +1,492 @@
+/*
+ * test_bwrap.c — the bwrap backend's side of the plugin ABI 1.1 policy,
+ * through the plugin itself (dlopen of the built bwrap.so) and the real
+ * bwrap, as root: the root bound by the descriptor the host checked
+ * (root_fd, push_fd), the read-only paths of the policy held by every
+ * route or refused by name, and read_only_held.  The sink here passes
+ * descriptors as a host does: each one at the number push_fd answered.
+ * Every case checks the files on the host afterwards.
+ */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <warden/plugin.h>
+
+#define MAX_ARGS 2048
+#define MAX_FDS 256
+#define FIRST_AT 20
+
+static char plugin[PATH_MAX];   /* the built bwrap.so */
+static char launcher[PATH_MAX]; /* the built warden-bwrap-exec */
+static char scratch[PATH_MAX];
+static char ws[PATH_MAX];       /* scratch/ws: the workspace root */
+static void *dl;
+static const struct warden_plugin *desc;
+static void *inst;
+
+static void xsnprintf(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void xsnprintf(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+	assert_true(n >= 0 && (size_t)n < len);
+}
+
+/* The file's content ("" when missing). */
+static const char *read_file(const char *path)
+{
+	static char buf[4096];
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	buf[0] = '\0';
+	if (f == NULL)
+		return buf;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static int exists(const char *rel)
+{
+	char p[PATH_MAX];
+	struct stat st;
+
+	xsnprintf(p, sizeof(p), "%s/%s", ws, rel);
+	return lstat(p, &st) == 0;
+}
+
+static void sh(const char *cmd)
+{
+	assert_int_equal(system(cmd), 0);
+}
+
+/* ------------------------------------------------------------- sink */
+
+struct sink {
+	char *argv[MAX_ARGS];
+	size_t n;
+	int fds[MAX_FDS], at[MAX_FDS];
+	size_t n_fds;
+	int pass;       /* 0: a caller that cannot pass descriptors */
+};
+
+static int push_arg(void *s, const char *arg)
+{
+	struct sink *k = s;
+
+	if (k->n + 1 >= MAX_ARGS || (k->argv[k->n] = strdup(arg)) == NULL)
+		return -1;
+	k->n++;
+	k->argv[k->n] = NULL;
+	return 0;
+}
+
+static int push_root(void *s, const char *path)
+{
+	(void)s;
+	(void)path;
+	return 0;
+}
+
+/* Takes fd over, as the host does, whatever it answers. */
+static int push_fd(void *s, int fd)
+{
+	struct sink *k = s;
+
+	if (!k->pass || k->n_fds >= MAX_FDS) {
+		close(fd);
+		return -1;
+	}
+	k->fds[k->n_fds] = fd;
+	k->at[k->n_fds] = FIRST_AT + (int)k->n_fds;
+	return k->at[k->n_fds++];
+}
+
+static void sink_free(struct sink *k)
+{
+	size_t i;
+
+	for (i = 0; i < k->n; i++)
+		free(k->argv[i]);
+	for (i = 0; i < k->n_fds; i++)
+		close(k->fds[i]);
+	memset(k, 0, sizeof(*k));
+}
+
+/* ------------------------------------------------------------ plugin */
+
+static int setup(void **state)
+{
+	const char *top = getenv("top_builddir");
+	struct warden_kv kv[2];
+	struct warden_open_args args;
+	struct warden_probe probe;
+	char err[256];
+
+	(void)state;
+	if (top == NULL || top[0] != '/') {
+		fprintf(stderr, "test_bwrap: top_builddir must be set (run by make check)\n");
+		return -1;
+	}
+	if (geteuid() != 0 || access("/usr/bin/bwrap", X_OK) != 0) {
+		fprintf(stderr, "test_bwrap: needs root and /usr/bin/bwrap, as CI has\n");
+		return -1;
+	}
+	xsnprintf(plugin, sizeof(plugin), "%s/plugins/bwrap/.libs/bwrap.so", top);
+	xsnprintf(launcher, sizeof(launcher), "%s/plugins/bwrap/warden-bwrap-exec", top);
+	xsnprintf(scratch, sizeof(scratch), "%s/tests/bwrap-XXXXXX", top);
+	if (mkdtemp(scratch) == NULL || chmod(scratch, 0755) < 0)
+		return -1;
+	dl = dlopen(plugin, RTLD_NOW | RTLD_LOCAL);
+	if (dl == NULL) {
+		fprintf(stderr, "test_bwrap: %s\n", dlerror());
+		return -1;
+	}
+	desc = dlsym(dl, WARDEN_PLUGIN_SYMBOL);
+	if (desc == NULL)
+		return -1;
+	kv[0] = (struct warden_kv){ "path", "/usr/bin/bwrap", 1 };
+	kv[1] = (struct warden_kv){ "launcher", launcher, 2 };
+	memset(&args, 0, sizeof(args));
+	args.struct_size = sizeof(args);
+	args.instance = "bwrap";
+	args.config_file = "<test>";
+	args.config_dir = "/";
+	args.kv = kv;
+	args.kv_count = 2;
+	args.libexec_dir = "/nonexistent";
+	inst = desc->open(&args, err, sizeof(err));
+	if (inst == NULL) {
+		fprintf(stderr, "test_bwrap: open: %s\n", err);
+		return -1;
+	}
+	if (desc->probe(inst, WARDEN_MODE_WORKSPACE_WRITE, &probe) != 0 ||
+	    !probe.usable || probe.enforcement != WARDEN_ENFORCEMENT_FULL ||
+	    desc->probe(inst, WARDEN_MODE_READ_ONLY, &probe) != 0 || !probe.usable) {
+		fprintf(stderr, "test_bwrap: probe: %s\n", probe.detail);
+		return -1;
+	}
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[PATH_MAX + 16];
+
+	(void)state;
+	if (inst != NULL)
+		desc->close(inst);
+	if (dl != NULL)
+		dlclose(dl);
+	if (scratch[0] != '\0') {
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", scratch);
+		if (system(cmd) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* A fresh workspace: a repository with .git/hooks and .git/config, and
+ * conf/warden.ini. */
+static int fresh(void **state)
+{
+	char cmd[3 * PATH_MAX];
+
+	(void)state;
+	xsnprintf(ws, sizeof(ws), "%s/ws", scratch);
+	xsnprintf(cmd, sizeof(cmd),
+	          "rm -rf '%s' '%s/other' && mkdir -p '%s/.git/hooks' '%s/conf' '%s/other' && "
+	          "echo '[core]' > '%s/.git/config' && echo orig > '%s/conf/warden.ini'",
+	          ws, scratch, ws, ws, scratch, ws, ws);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static void policy_init(struct warden_policy *p, int mode)
+{
+	memset(p, 0, sizeof(*p));
+	p->struct_size = sizeof(*p);
+	p->mode = mode;
+	p->workspace_root = ws;
+	p->session_id = "";
+	p->status_fd = -1;
+	p->root_fd = -1;
+	p->network = WARDEN_NETWORK_ENABLED;
+}
+
+static int confine(const struct warden_policy *p, struct sink *k,
+                   struct warden_confine_out *out, const char *script,
+                   char *err, size_t errlen)
+{
+	const char *argv[] = { "/bin/sh", "-c", script };
+
+	memset(out, 0, sizeof(*out));
+	out->struct_size = sizeof(*out);
+	out->sink = k;
+	out->push_arg = push_arg;
+	out->push_writable_root = push_root;
+	out->push_fd = push_fd;
+	err[0] = '\0';
+	return desc->confine(inst, argv, 3, p, out, err, errlen);
+}
+
+/* Runs what confine made, each descriptor at its number; the exit
+ * status. */
+static int run(struct sink *k)
+{
+	pid_t pid;
+	int status, tmp[MAX_FDS];
+	size_t i;
+
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int nul = open("/dev/null", O_RDONLY);
+
+		if (nul < 0 || dup2(nul, 0) < 0)
+			_exit(127);
+		for (i = 0; i < k->n_fds; i++)
+			if ((tmp[i] = fcntl(k->fds[i], F_DUPFD_CLOEXEC, 1000)) < 0)
+				_exit(127);
+		for (i = 0; i < k->n_fds; i++)
+			if (dup2(tmp[i], k->at[i]) < 0)
+				_exit(127);
+		execv(k->argv[0], k->argv);
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		assert_int_equal(errno, EINTR);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* Whether argv holds OPT, then a number, then VALUE. */
+static int has_fd_bind(const struct sink *k, const char *opt, const char *value)
+{
+	size_t i;
+
+	for (i = 0; i + 2 < k->n; i++)
+		if (strcmp(k->argv[i], opt) == 0 &&
+		    atoi(k->argv[i + 1]) >= FIRST_AT &&
+		    strcmp(k->argv[i + 2], value) == 0)
+			return 1;
+	return 0;
+}
+
+static int has_arg(const struct sink *k, const char *value)
+{
+	size_t i;
+
+	for (i = 0; i < k->n; i++)
+		if (strcmp(k->argv[i], value) == 0)
+			return 1;
+	return 0;
+}
+
+/* ------------------------------------------------------------- tests */
+
+static void test_root_and_every_bind_by_the_descriptor_checked(void **state)
+{
+	struct warden_policy p;
+	struct warden_confine_out out;
+	struct sink k;
+	char err[512], script[4 * PATH_MAX], want[PATH_MAX];
+
+	(void)state;
+	memset(&k, 0, sizeof(k));
+	k.pass = 1;
+	policy_init(&p, WARDEN_MODE_WORKSPACE_WRITE);
+	p.root_fd = open(ws, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	assert_true(p.root_fd >= 0);
+	xsnprintf(script, sizeof(script),
+	          "echo new > %s/new; ls /proc/self/fd > %s/fds; echo evil >> %s/.git/config; "
+	          "mv %s/.git %s/gx; true",
+	          ws, ws, ws, ws, ws);
+	assert_int_equal(confine(&p, &k, &out, script, err, sizeof(err)), 0);
+	close(p.root_fd);
+	assert_true(has_fd_bind(&k, "--bind-fd", ws));
+	xsnprintf(want, sizeof(want), "%s/.git", ws);
+	assert_true(has_fd_bind(&k, "--bind-fd", want));
+	xsnprintf(want, sizeof(want), "%s/.git/config", ws);
+	assert_true(has_fd_bind(&k, "--ro-bind-fd", want));
+	assert_int_equal(out.enforcement, WARDEN_ENFORCEMENT_FULL);
+	assert_int_equal(out.read_only_held, 1);
+	assert_int_equal(run(&k), 0);
+	sink_free(&k);
+	/* The root is writable through the descriptor's bind... */
+	xsnprintf(want, sizeof(want), "%s/new", ws);
+	assert_string_equal(read_file(want), "new\n");
+	/* ...no descriptor reached the command (ls has its own 3)... */
+	xsnprintf(want, sizeof(want), "%s/fds", ws);
+	assert_string_equal(read_file(want), "0\n1\n2\n3\n");
+	/* ...and the protected paths held. */
+	xsnprintf(want, sizeof(want), "%s/.git/config", ws);
+	assert_string_equal(read_file(want), "[core]\n");
+	assert_false(exists("gx"));
+}
+
+static void test_a_root_swapped_after_the_check_is_refused(void **state)
+{
+	struct warden_policy p;
+	struct warden_confine_out out;
+	struct sink k;
+	char err[512], other[PATH_MAX];
+
+	(void)state;
+	memset(&k, 0, sizeof(k));
+	k.pass = 1;
+	policy_init(&p, WARDEN_MODE_WORKSPACE_WRITE);
+	xsnprintf(other, sizeof(other), "%s/other", scratch);
+	p.root_fd = open(other, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	assert_true(p.root_fd >= 0);
+	assert_int_equal(confine(&p, &k, &out, "true", err, sizeof(err)), -1);
+	close(p.root_fd);
+	assert_non_null(strstr(err, "is no longer the directory that was checked"));
+	sink_free(&k);
+}
+
+/* The read-only paths of the policy under the root: an existing file, a
+ * missing directory, a missing file below a missing directory; every
+ * route tried; pass: whether descriptors can be passed. */
+static void read_only_paths_held(int pass)
+{
+	struct warden_policy p;
+	struct warden_confine_out out;
+	struct sink k;
+	char err[512], script[8 * PATH_MAX], ini[PATH_MAX], state_dir[PATH_MAX],
+	     so[PATH_MAX];
+	const char *ro[3];
+
+	memset(&k, 0, sizeof(k));
+	k.pass = pass;
+	policy_init(&p, WARDEN_MODE_WORKSPACE_WRITE);
+	p.root_fd = open(ws, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	xsnprintf(ini, sizeof(ini), "%s/conf/warden.ini", ws);
+	xsnprintf(state_dir, sizeof(state_dir), "%s/state", ws);
+	xsnprintf(so, sizeof(so), "%s/plugins/evil.so", ws);
+	ro[0] = ini;
+	ro[1] = state_dir;
+	ro[2] = so;
+	p.read_only_paths = ro;
+	p.n_read_only_paths = 3;
+	xsnprintf(script, sizeof(script),
+	          "cd %s || exit 9; echo evil > conf/warden.ini; rm -f conf/warden.ini; "
+	          "mv conf c2; rm -rf conf; mkdir -p conf; echo evil > conf/warden.ini; "
+	          "mkdir -p state; echo evil > state/s.jsonl; rmdir state; mv state s2; "
+	          "mkdir -p plugins; echo evil > plugins/evil.so; mv plugins p2; "
+	          "echo ok > ok; true", ws);
+	assert_int_equal(confine(&p, &k, &out, script, err, sizeof(err)), 0);
+	close(p.root_fd);
+	assert_int_equal(out.read_only_held, 1);
+	assert_int_equal(out.enforcement, WARDEN_ENFORCEMENT_FULL);
+	assert_int_equal(has_arg(&k, "--bind-fd"), pass);
+	assert_int_equal(run(&k), 0);
+	sink_free(&k);
+	assert_true(exists("ok"));  /* the script ran to its end */
+	assert_string_equal(read_file(ini), "orig\n");
+	assert_false(exists("c2"));
+	/* The pins of what did not exist are gone again, nothing planted. */
+	assert_false(exists("state"));
+	assert_false(exists("s2"));
+	assert_false(exists("plugins"));
+	assert_false(exists("p2"));
+}
+
+static void test_read_only_paths_held_by_every_route_bound_by_descriptor(void **state)
+{
+	(void)state;
+	read_only_paths_held(1);
+}
+
+static void test_read_only_paths_held_by_every_route_bound_by_path(void **state)
+{
+	(void)state;
+	read_only_paths_held(0);
+}
+
+static void test_read_only_path_behind_a_symlink_is_refused_by_name(void **state)
+{
+	struct warden_policy p;
+	struct warden_confine_out out;
+	struct sink k;
+	char err[512], cmd[3 * PATH_MAX], path[PATH_MAX];
+	const char *ro[1];
+
+	(void)state;
+	memset(&k, 0, sizeof(k));
+	k.pass = 1;
+	xsnprintf(cmd, sizeof(cmd), "mkdir '%s/real' && ln -s real '%s/lnk'", ws, ws);
+	sh(cmd);
+	policy_init(&p, WARDEN_MODE_WORKSPACE_WRITE);
+	xsnprintf(path, sizeof(path), "%s/lnk/warden.ini", ws);
+	ro[0] = path;
+	p.read_only_paths = ro;
+	p.n_read_only_paths = 1;
+	assert_int_equal(confine(&p, &k, &out, "true", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, path));
+	assert_non_null(strstr(err, "lnk in the workspace root is a symbolic link"));
+	sink_free(&k);
+}
+
+static void test_read_only_path_holding_the_root_is_refused(void **state)
+{
+	struct warden_policy p;
+	struct warden_confine_out out;
+	struct sink k;
+	char err[512];
+	const char *ro[1] = { scratch };
+
+	(void)state;
+	memset(&k, 0, sizeof(k));
+	policy_init(&p, WARDEN_MODE_WORKSPACE_WRITE);
+	p.read_only_paths = ro;
+	p.n_read_only_paths = 1;
+	assert_int_equal(confine(&p, &k, &out, "true", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "holds the writable workspace root"));
+	sink_free(&k);
+	/* read-only: nothing is writable, so it holds. */
+	policy_init(&p, WARDEN_MODE_READ_ONLY);
+	p.read_only_paths = ro;
+	p.n_read_only_paths = 1;
+	assert_int_equal(confine(&p, &k, &out, "true", err, sizeof(err)), 0);
+	assert_int_equal(out.read_only_held, 1);
+	assert_false(has_arg(&k, "--bind"));
+	assert_false(has_arg(&k, "--bind-fd"));
+	sink_free(&k);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_root_and_every_bind_by_the_descriptor_checked, fresh),
+		cmocka_unit_test_setup(test_a_root_swapped_after_the_check_is_refused, fresh),
+		cmocka_unit_test_setup(test_read_only_paths_held_by_every_route_bound_by_descriptor, fresh),
+		cmocka_unit_test_setup(test_read_only_paths_held_by_every_route_bound_by_path, fresh),
+		cmocka_unit_test_setup(test_read_only_path_behind_a_symlink_is_refused_by_name, fresh),
+		cmocka_unit_test_setup(test_read_only_path_holding_the_root_is_refused, fresh),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
