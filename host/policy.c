@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -85,6 +86,56 @@ int warden_root_resolve(const char *path, const char *what,
 	return 0;
 }
 
+int warden_root_open(const char *root, int *fd_out, struct warden_error *err)
+{
+	char buf[PATH_MAX];
+	char *p, *slash;
+	struct stat st;
+	int dir, next;
+
+	*fd_out = -1;
+	if (root == NULL || root[0] != '/' || strlen(root) >= sizeof(buf))
+		return warden_error_set(err, WARDEN_EINTERNAL,
+		                        "workspace root: not an absolute path");
+	memcpy(buf, root, strlen(root) + 1);
+	dir = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0)
+		return warden_error_errno(err, WARDEN_EOS, errno, "cannot open /");
+	for (p = buf + 1; *p != '\0'; p = slash + 1) {
+		slash = strchr(p, '/');
+		if (slash != NULL)
+			*slash = '\0';
+		/* O_NOFOLLOW | O_DIRECTORY: a symlink is ENOTDIR or ELOOP,
+		 * never followed. */
+		next = *p == '\0' ? dup(dir)
+		                    : openat(dir, p, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0) {
+			int e = errno;
+
+			close(dir);
+			if (e == ENOTDIR || e == ELOOP || e == ENOENT)
+				return warden_error_set(err, WARDEN_EDATA,
+				                        "workspace root %s: %s is %s: the root moved after it was checked (warden does not follow it)",
+				                        root, buf, e == ENOENT ? "gone"
+				                        : "no longer a directory (a symlink, or replaced)");
+			return warden_error_errno(err, WARDEN_EOS, e,
+			                          "workspace root %s: cannot open %s", root, buf);
+		}
+		close(dir);
+		dir = next;
+		if (slash == NULL)
+			break;
+		*slash = '/';
+	}
+	if (fstat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		close(dir);
+		return warden_error_set(err, WARDEN_EDATA,
+		                        "workspace root %s is not a directory", root);
+	}
+	*fd_out = dir;
+	return 0;
+}
+
 /* Resolves from the knobs the session handle holds (already checked). */
 static int resolve(const struct warden_config *cfg, struct warden_session *s,
                    int explicit_mode, struct warden_resolved *out,
@@ -128,6 +179,14 @@ static int resolve(const struct warden_config *cfg, struct warden_session *s,
 		root = warden_session_cwd(s);
 		out->root_source = WARDEN_SOURCE_SESSION;
 		r = warden_root_resolve(root, "the session's workspace root", out->root, err);
+		/* The root is what session new recorded (resolved then), not
+		 * wherever that path leads now: a symlink planted on the way
+		 * since (by a command of another session, say) must not move
+		 * this session's writable root. */
+		if (r == 0 && strcmp(out->root, root) != 0)
+			r = warden_error_set(err, WARDEN_EDATA,
+			                     "session %s: its workspace root %s now leads to %s (a directory on the way was replaced by a symlink or moved): warden does not follow a root that moved (restore the directory, or start a new session with warden session new --cwd DIR)",
+			                     out->session_id, root, out->root);
 	} else if (cfg->workspace_root != NULL) {
 		out->root_source = WARDEN_SOURCE_CONFIG;
 		r = warden_root_resolve(cfg->workspace_root, "the configured workspace_root",

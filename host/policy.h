@@ -15,7 +15,11 @@
  *           current directory.  Resolved with realpath first (symlinks
  *           and ".." as the kernel sees them), then normalised lexically.
  *           A root that does not resolve, or is not a directory, is an
- *           error — never a fallback to another root.
+ *           error — never a fallback to another root.  A session's root
+ *           must resolve to exactly the path session new recorded: when a
+ *           symlink planted since (or a directory moved) makes it lead
+ *           elsewhere, the resolution fails with WARDEN_EDATA, as for a
+ *           damaged session.
  *
  * A session that cannot be opened or fails its check (session.h) makes
  * the resolution fail: nothing runs on a damaged session.
@@ -73,6 +77,15 @@ int warden_policy_resolve_session(const struct warden_config *cfg,
  */
 int warden_root_resolve(const char *path, const char *what,
                         char out[PATH_MAX], struct warden_error *err);
+
+/*
+ * Opens root (absolute, resolved: no symlink in it) with O_PATH, one
+ * component at a time, following no symlink, so that the descriptor is
+ * the directory that path names now, or nothing: a component that became
+ * a symlink or went away since the root was resolved is WARDEN_EDATA.
+ * 0 with *fd (close-on-exec) set.
+ */
+int warden_root_open(const char *root, int *fd, struct warden_error *err);
 
 /* Lexical normalisation of an absolute path, in place semantics into out
  * (which may be path).  Returns -WARDEN_EDATA for a relative path. */

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdint.h>
@@ -109,12 +110,13 @@ static char *argv_subject(const char *const *argv, size_t argc)
 
 /*
  * Finds the program the run will execute, as execvp(3) would in the
- * caller's PATH, so that "not found" and "not executable" are the
+ * caller's PATH, from the directory dirfd names (where the command will
+ * start: a relative name or PATH entry means a path from there), so that "not found" and "not executable" are the
  * shell's 127 and 126 (checked before anything starts; the confined view
  * of the filesystem is the host's).  0, or WARDEN_RUN_NOT_FOUND / WARDEN_RUN_CANNOT_EXEC
  * with `why` filled.
  */
-static int program_check(const char *name, char *why, size_t whylen)
+static int program_check(const char *name, int dirfd, char *why, size_t whylen)
 {
 	const char *path, *p, *colon;
 	char full[PATH_MAX];
@@ -122,11 +124,11 @@ static int program_check(const char *name, char *why, size_t whylen)
 	int saw_noexec = 0;
 
 	if (strchr(name, '/') != NULL) {
-		if (stat(name, &st) < 0) {
+		if (fstatat(dirfd, name, &st, 0) < 0) {
 			snprintf(why, whylen, "%s: %s", name, strerror(errno));
 			return errno == EACCES ? WARDEN_RUN_CANNOT_EXEC : WARDEN_RUN_NOT_FOUND;
 		}
-		if (S_ISDIR(st.st_mode) || access(name, X_OK) < 0) {
+		if (S_ISDIR(st.st_mode) || faccessat(dirfd, name, X_OK, 0) < 0) {
 			snprintf(why, whylen, "%s: %s", name,
 			         S_ISDIR(st.st_mode) ? "is a directory" : "permission denied (not executable)");
 			return WARDEN_RUN_CANNOT_EXEC;
@@ -140,8 +142,8 @@ static int program_check(const char *name, char *why, size_t whylen)
 		colon = strchrnul(p, ':');
 		if (snprintf(full, sizeof(full), "%.*s%s%s", (int)(colon - p), p,
 		             colon == p ? "./" : "/", name) < (int)sizeof(full) &&
-		    stat(full, &st) == 0 && !S_ISDIR(st.st_mode)) {
-			if (access(full, X_OK) == 0)
+		    fstatat(dirfd, full, &st, 0) == 0 && !S_ISDIR(st.st_mode)) {
+			if (faccessat(dirfd, full, X_OK, 0) == 0)
 				return 0;
 			saw_noexec = 1;
 		}
@@ -271,8 +273,18 @@ static int under(const char *path, const char *root)
  */
 int warden_run_denied_path(const char *line, char out[PATH_MAX])
 {
+	char cwd[PATH_MAX];
+
+	if (getcwd(cwd, sizeof(cwd)) == NULL)
+		cwd[0] = '\0';
+	return warden_run_denied_path_in(line, cwd, out);
+}
+
+int warden_run_denied_path_in(const char *line, const char *dir,
+                              char out[PATH_MAX])
+{
 	static const char lq[] = "\xe2\x80\x98", rq[] = "\xe2\x80\x99";
-	char buf[PATH_MAX], cwd[PATH_MAX];
+	char buf[PATH_MAX];
 	const char *p, *start = NULL, *end;
 	const char *close = NULL;
 
@@ -307,10 +319,10 @@ int warden_run_denied_path(const char *line, char out[PATH_MAX])
 	if (*start != '/') {
 		size_t c;
 
-		if (getcwd(cwd, sizeof(cwd)) == NULL ||
-		    (c = strlen(cwd)) + 1 + (size_t)(end - start) >= sizeof(buf))
+		if (dir == NULL || dir[0] != '/' ||
+		    (c = strlen(dir)) + 1 + (size_t)(end - start) >= sizeof(buf))
 			return -1;
-		memcpy(buf, cwd, c);
+		memcpy(buf, dir, c);
 		buf[c] = '/';
 		memcpy(buf + c + 1, start, (size_t)(end - start));
 		buf[c + 1 + (size_t)(end - start)] = '\0';
@@ -329,7 +341,7 @@ static void describe_denial(struct warden_run_report *rep,
 {
 	size_t n = sizeof(rep->denial);
 
-	if (warden_run_denied_path(line, rep->denied_path) < 0)
+	if (warden_run_denied_path_in(line, rep->dir, rep->denied_path) < 0)
 		rep->denied_path[0] = '\0';
 	if (rep->denied_path[0] == '\0' && cf != NULL && cf->denial_message[0])
 		snprintf(rep->denial, n, "%s", cf->denial_message);
@@ -378,6 +390,8 @@ struct run_ctx {
 	const char **patterns;
 	char **envp;
 	uint64_t start_seq;         /* the start event's seq, 0 when none */
+	int root_fd;                /* the checked root (O_PATH), or -1 */
+	int run_in_root;            /* the caller's directory is outside the root */
 };
 
 /*
@@ -434,6 +448,8 @@ static int record_start(struct run_ctx *x, const struct warden_run_report *rep,
 
 static void ctx_free(struct run_ctx *x)
 {
+	if (x->root_fd >= 0)
+		close(x->root_fd);
 	warden_confined_free(x->confined);
 	warden_session_close(x->session);
 	free(x->patterns);
@@ -461,6 +477,12 @@ static int spawn_and_classify(struct run_ctx *x, struct warden_run_report *rep,
 	so.argv = cf != NULL ? (const char *const *)cf->argv : rep->argv;
 	so.envp = x->envp;
 	so.status_fd = cf != NULL ? cf->status_fd : -1;
+	if (cf != NULL) {
+		so.pass_fds = cf->held_fds;
+		so.pass_at = cf->held_at;
+		so.n_pass = cf->n_held;
+	}
+	so.cwd_fd = x->run_in_root ? x->root_fd : 0;
 	so.timeout_ms = x->req->timeout_ms;
 	so.pipe_stdout = x->req->pipe_stdout;
 	sr = rep->spawn = calloc(1, sizeof(*rep->spawn));
@@ -660,9 +682,11 @@ static int confine(struct run_ctx *x, const struct warden_resolved *res,
 	pol.workspace_root = res->root;
 	pol.session_id = rep->session;
 	pol.status_fd = STATUS_FD;
+	pol.root_fd = x->root_fd;
 	r = warden_sandbox_confine_flags(x->c->sandbox, rep->argv, rep->argc, &pol,
-	                                 x->req->require_full || x->c->cfg->require_full
-	                                 ? WARDEN_CONFINE_REQUIRE_FULL : 0,
+	                                 WARDEN_CONFINE_PASS_FDS |
+	                                 (x->req->require_full || x->c->cfg->require_full
+	                                  ? WARDEN_CONFINE_REQUIRE_FULL : 0),
 	                                 &x->confined, err);
 	if (r == -WARDEN_EREFUSED || r == -WARDEN_EUNAVAILABLE) {
 		rep->status = -r;
@@ -731,7 +755,19 @@ static int run_flow(struct run_ctx *x, struct warden_run_report *rep,
 	rep->mode_source = res.mode_source;
 	snprintf(rep->root, sizeof(rep->root), "%s", res.root);
 
-	r = program_check(rep->argv[0], why, sizeof(why));
+	/* The root as it was checked, held from here on: the backend binds
+	 * this directory, whatever the path leads to later.  The command
+	 * starts in the caller's directory when that lies inside the root,
+	 * else in the root. */
+	if ((r = warden_root_open(res.root, &x->root_fd, err)) < 0)
+		return r;
+	if (getcwd(rep->dir, sizeof(rep->dir)) == NULL || !under(rep->dir, res.root)) {
+		x->run_in_root = 1;
+		snprintf(rep->dir, sizeof(rep->dir), "%s", res.root);
+	}
+
+	r = program_check(rep->argv[0], x->run_in_root ? x->root_fd : AT_FDCWD,
+	                  why, sizeof(why));
 	if (r != 0) {
 		rep->status = r;
 		rep->refused = r == WARDEN_RUN_NOT_FOUND ? "not-found" : "cannot-execute";
@@ -773,6 +809,7 @@ int warden_consumer_run(struct warden_consumer *c,
 
 	memset(rep, 0, sizeof(*rep));
 	memset(&x, 0, sizeof(x));
+	x.root_fd = -1;
 	x.c = c;
 	x.req = req;
 	if (req->escalate && req->escalate != WARDEN_SANDBOX_WORKSPACE_WRITE &&

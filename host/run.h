@@ -15,8 +15,12 @@
  *      log, so a session is required); only allowed-once goes on, under
  *      that mode, for this run only.
  *   4. policy resolution: explicit (escalated) mode > the session's mode
- *      > the config's default_mode; the root is the session's cwd, else
- *      the configured root.
+ *      > the config's default_mode; the root is the session's cwd (which
+ *      must still resolve to exactly the recorded path), else the
+ *      configured root.  The root is then opened and held (O_PATH, no
+ *      symlink followed): the backend binds that descriptor, and the
+ *      command starts in the caller's directory when that lies inside
+ *      the root, else in the root.
  *   5. danger-full-access: the argv is spawned as is, never confined.
  *      Otherwise the sandbox service confines it: no usable backend is
  *      SANDBOX_UNAVAILABLE (69); with require_full only a backend that
@@ -116,6 +120,9 @@ struct warden_run_report {
 	                               "escalation", "not-found", ... when
 	                               nothing started */
 	char root[PATH_MAX];        /* the workspace root it ran under, or "" */
+	char dir[PATH_MAX];         /* the directory the command starts in:
+	                               the caller's when inside the root, else
+	                               the root */
 	struct warden_skipped *skipped; /* backends passed over before the one
 	                               that confined it, in config order */
 	size_t n_skipped;
@@ -159,6 +166,9 @@ struct json_t *warden_run_report_json(const struct warden_run_report *rep);
  * '/', or quoted; relative ones from the current directory), lexically
  * normal: 0 with out filled, or -1 when it names none. */
 int warden_run_denied_path(const char *line, char out[PATH_MAX]);
+/* The same with relative paths taken from dir (absolute). */
+int warden_run_denied_path_in(const char *line, const char *dir,
+                              char out[PATH_MAX]);
 
 /* The mode an agent may ask for after a denial under `mode`. */
 int warden_run_next_mode(int mode);

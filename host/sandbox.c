@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "sandbox.h"
+#include "spawn.h"
 #include "vocab.h"
 
 /* A backend may not hand back more than this (a runaway plugin). */
@@ -164,7 +165,46 @@ static char **strv_copy(const char *const *src, size_t n, int *ok)
 struct sink {
 	struct strvec argv;
 	struct strvec roots;
+	int pass_fds;           /* WARDEN_CONFINE_PASS_FDS: keep what is pushed */
+	int status_fd;          /* the number the status channel takes */
+	int fds[WARDEN_HELD_FD_MAX];
+	int at[WARDEN_HELD_FD_MAX];
+	size_t n_fds;
 };
+
+/* Takes fd over; returns the number the spawned process will find it at
+ * (>= 3, never the status channel's), or -1 (fd closed) when the caller
+ * cannot pass descriptors, too many were pushed, or it cannot be moved. */
+static int sink_push_fd(void *s, int fd)
+{
+	struct sink *k = s;
+	int at;
+
+	if (fd < 0)
+		return -1;
+	if (!k->pass_fds || k->n_fds >= WARDEN_HELD_FD_MAX ||
+	    fd <= 2 || fcntl(fd, F_SETFD, FD_CLOEXEC) < 0) {
+		if (fd > 2)
+			close(fd);
+		return -1;
+	}
+	at = k->n_fds > 0 ? k->at[k->n_fds - 1] + 1 : 3;
+	if (at == k->status_fd)
+		at++;
+	k->fds[k->n_fds] = fd;
+	k->at[k->n_fds] = at;
+	k->n_fds++;
+	return at;
+}
+
+static void sink_close_fds(struct sink *k)
+{
+	size_t i;
+
+	for (i = 0; i < k->n_fds; i++)
+		close(k->fds[i]);
+	k->n_fds = 0;
+}
 
 static int sink_push_arg(void *s, const char *arg)
 {
@@ -239,8 +279,12 @@ void warden_skipped_free(struct warden_skipped *list, size_t n)
 
 void warden_confined_free(struct warden_confined *c)
 {
+	size_t i;
+
 	if (c == NULL)
 		return;
+	for (i = 0; i < c->n_held; i++)
+		close(c->held_fds[i]);
 	strv_free(c->argv);
 	free(c->backend);
 	strv_free(c->writable_roots);
@@ -299,11 +343,25 @@ static int rules_copy(const struct warden_plugin *d, struct warden_confined *c)
 	return 0;
 }
 
+/* Whether a process of c keeps descriptor n. */
+static int kept(const struct warden_confined *c, long n)
+{
+	size_t i;
+
+	if (n == c->status_fd)
+		return 1;
+	for (i = 0; i < c->n_held; i++)
+		if (n == c->held_at[i])
+			return 1;
+	return 0;
+}
+
 int warden_confined_exec(const struct warden_confined *c, int status_write)
 {
-	int fd = c->status_fd;
+	int fd = c->status_fd, top, sw = -1;
 	struct rlimit rl;
 	long i, max;
+	size_t k;
 
 	if (fd >= 0 && fd <= 2) {
 		errno = EINVAL;
@@ -314,30 +372,29 @@ int warden_confined_exec(const struct warden_confined *c, int status_write)
 		errno = EBADF;
 		return -1;
 	}
-	if (fd >= 0) {
-		if (status_write != fd) {
-			if (dup2(status_write, fd) < 0)
-				return -1;
-		} else if (fcntl(fd, F_SETFD, 0) < 0) {
-			return -1;
-		}
-	}
-	/* Nothing of the caller but stdio and the status channel. */
-	if (fd < 0) {
-		if (close_range(3, ~0U, 0) < 0)
-			goto slow;
-	} else {
-		if ((fd > 3 && close_range(3, (unsigned)fd - 1, 0) < 0) ||
-		    close_range((unsigned)fd + 1, ~0U, 0) < 0)
-			goto slow;
-	}
-	goto run;
-slow:
+	top = fd;
+	for (k = 0; k < c->n_held; k++)
+		if (c->held_at[k] > top)
+			top = c->held_at[k];
+	/* The status channel's write end may sit at a held descriptor's
+	 * number, or a held one at the channel's: everything goes above top
+	 * first, then to its place. */
+	if (fd >= 0 && (sw = fcntl(status_write, F_DUPFD_CLOEXEC, top + 1)) < 0)
+		return -1;
+	if (warden_fds_place(c->held_fds, c->held_at, c->n_held, top) < 0 ||
+	    (fd >= 0 && dup2(sw, fd) < 0))
+		return -1;
+	/* Nothing of the caller but stdio, the status channel and what the
+	 * backend holds. */
+	for (i = 3; i <= top; i++)
+		if (!kept(c, i))
+			close((int)i);
+	if (close_range((unsigned)(top < 3 ? 3 : top + 1), ~0U, 0) == 0)
+		goto run;
 	max = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_max != RLIM_INFINITY
 		? (long)rl.rlim_max : 65536;
-	for (i = 3; i < max; i++)
-		if (i != fd)
-			close((int)i);
+	for (i = top < 3 ? 3 : top + 1; i < max; i++)
+		close((int)i);
 run:
 	execv(c->argv[0], c->argv);
 	return -1;
@@ -642,7 +699,7 @@ static int check_request(const struct warden_sandbox *svc,
                          const struct warden_policy *policy, char *root,
                          struct warden_error *err)
 {
-	struct stat st;
+	struct stat st, held;
 	const char *home;
 	size_t i;
 
@@ -683,6 +740,22 @@ static int check_request(const struct warden_sandbox *svc,
 		return warden_error_set(err, WARDEN_EUSAGE,
 		                        "sandbox: workspace root '%s' is not a directory",
 		                        policy->workspace_root);
+	if (WARDEN_POLICY_HAS(policy, root_fd) && policy->root_fd >= 0 &&
+	    (fstat(policy->root_fd, &held) < 0 || !S_ISDIR(held.st_mode) ||
+	     held.st_dev != st.st_dev || held.st_ino != st.st_ino))
+		return warden_error_set(err, WARDEN_EDATA,
+		                        "sandbox: workspace root '%s' is no longer the directory that was checked (it was moved or replaced since): nothing is confined under it",
+		                        policy->workspace_root);
+	if (WARDEN_POLICY_HAS(policy, n_read_only_paths) &&
+	    policy->n_read_only_paths > 0 && policy->read_only_paths == NULL)
+		return warden_error_set(err, WARDEN_EINTERNAL,
+		                        "sandbox: read-only paths promised but not given");
+	for (i = 0; WARDEN_POLICY_HAS(policy, n_read_only_paths) &&
+	            i < policy->n_read_only_paths; i++)
+		if (policy->read_only_paths[i] == NULL ||
+		    policy->read_only_paths[i][0] != '/')
+			return warden_error_set(err, WARDEN_EINTERNAL,
+			                        "sandbox: read-only path %zu is not absolute", i);
 	if (policy->mode == WARDEN_MODE_WORKSPACE_WRITE && strcmp(root, "/") == 0)
 		return warden_error_set(err, WARDEN_EUSAGE,
 		                        "sandbox: workspace root '%s' is '/': workspace-write would make every file writable (choose the project directory)",
@@ -695,11 +768,49 @@ static int check_request(const struct warden_sandbox *svc,
 	return 0;
 }
 
+/* Whether `path` is `root` or lies below it (both absolute, normalised). */
+static int path_under(const char *path, const char *root)
+{
+	size_t n = strlen(root);
+
+	if (strcmp(root, "/") == 0)
+		return 1;
+	return strncmp(path, root, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+/*
+ * The host's own check of the read-only paths (plugin.h): a backend that
+ * did not say it held them (read_only_held) confines only when none lies
+ * under a root it made writable, and no writable root lies under one.
+ * 0, or -1 with the first such path named in why.
+ */
+static int unheld_path(const struct warden_policy *policy,
+                       const struct warden_confined *c, char *why,
+                       size_t whylen)
+{
+	const char *p;
+	size_t i, j;
+
+	for (i = 0; i < policy->n_read_only_paths; i++) {
+		p = policy->read_only_paths[i];
+		for (j = 0; j < c->n_writable_roots; j++) {
+			if (path_under(p, c->writable_roots[j]) ||
+			    path_under(c->writable_roots[j], p)) {
+				snprintf(why, whylen,
+				         "cannot keep %.150s read-only inside the writable root %.150s (it decides how a later command is confined; move it out of the root, or use a backend that holds read-only paths)",
+				         p, c->writable_roots[j]);
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
 /* Runs backend b's confine(); on success fills *out.  On a contract
  * breach or a failure writes the reason to `why` and returns -1. */
 static int try_backend(struct warden_loaded *b, const struct warden_probe *probe,
                        const char *const *argv, size_t argc,
-                       const struct warden_policy *policy,
+                       const struct warden_policy *policy, int flags,
                        struct warden_confined **out, char *why, size_t whylen)
 {
 	struct warden_confine_out co;
@@ -710,11 +821,14 @@ static int try_backend(struct warden_loaded *b, const struct warden_probe *probe
 	int rc, ok;
 
 	memset(&sink, 0, sizeof(sink));
+	sink.pass_fds = (flags & WARDEN_CONFINE_PASS_FDS) != 0;
+	sink.status_fd = policy->status_fd;
 	memset(&co, 0, sizeof(co));
 	co.struct_size = sizeof(co);
 	co.sink = &sink;
 	co.push_arg = sink_push_arg;
 	co.push_writable_root = sink_push_root;
+	co.push_fd = sink_push_fd;
 	perr[0] = '\0';
 	rc = b->desc.confine(b->state, argv, argc, policy, &co, perr, sizeof(perr));
 	perr[sizeof(perr) - 1] = '\0';
@@ -808,11 +922,19 @@ static int try_backend(struct warden_loaded *b, const struct warden_probe *probe
 			goto fail;
 		}
 	}
+	if (co.read_only_held != 1 &&
+	    unheld_path(policy, c, why, whylen) != 0)
+		goto fail;
+	memcpy(c->held_fds, sink.fds, sink.n_fds * sizeof(*sink.fds));
+	memcpy(c->held_at, sink.at, sink.n_fds * sizeof(*sink.at));
+	c->n_held = sink.n_fds;
+	sink.n_fds = 0;
 	*out = c;
 	return 0;
 fail:
 	strvec_discard(&sink.argv);
 	strvec_discard(&sink.roots);
+	sink_close_fds(&sink);
 	warden_confined_free(c);
 	return -1;
 }
@@ -865,8 +987,8 @@ static int confine(struct warden_sandbox *svc, const char *only,
 			if (require_full && probe.enforcement != WARDEN_ENFORCEMENT_FULL) {
 				snprintf(why, sizeof(why), "partial (%s), and require_full is set",
 				         probe.detail[0] ? probe.detail : "no detail");
-			} else if (try_backend(b, &probe, argv, argc, &pol, out, why,
-			                       sizeof(why)) == 0) {
+			} else if (try_backend(b, &probe, argv, argc, &pol, flags, out,
+			                       why, sizeof(why)) == 0) {
 				if (!require_full ||
 				    (*out)->enforcement == WARDEN_ENFORCEMENT_FULL) {
 					(*out)->skipped = skipped;

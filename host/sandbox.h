@@ -13,11 +13,20 @@
  * never an unconfined argv.
  *
  * Spawning a ConfinedArgv (the consumer's side of the boundary): the
- * process must receive only descriptors 0, 1, 2 and, when status_fd >= 0,
- * the write end of the status channel at exactly status_fd.  Any other
- * descriptor of the caller would reach the confined command and let it
- * write wherever that descriptor points.  warden_confined_exec() does this
- * in the child after fork().
+ * process must receive only descriptors 0, 1, 2, when status_fd >= 0 the
+ * write end of the status channel at exactly status_fd, and each
+ * descriptor the backend handed over (held_fds[i] at exactly held_at[i]:
+ * the root it binds by descriptor, say).  Any other descriptor of the
+ * caller would reach the confined command and let it write wherever that
+ * descriptor points.  warden_confined_exec() does this in the child after
+ * fork().
+ *
+ * Descriptors a backend hands over (push_fd) are kept only for a caller
+ * that spawns the argv itself and says so (WARDEN_CONFINE_PASS_FDS);
+ * otherwise push_fd closes them and answers -1, and the backend does
+ * without (names the path instead) or fails.  Held descriptors are
+ * close-on-exec in the host; they take the numbers from 3 up, skipping
+ * the status channel's, at most WARDEN_HELD_FD_MAX of them.
  */
 #ifndef WARDEN_SANDBOX_H
 #define WARDEN_SANDBOX_H
@@ -29,6 +38,7 @@
 #include "classify.h"
 #include "error.h"
 #include "loader.h"
+#include "spawn.h"
 
 struct warden_sandbox;
 
@@ -38,6 +48,9 @@ struct warden_skipped {
 	char *backend;
 	char *reason;
 };
+
+/* As many as a run can pass. */
+#define WARDEN_HELD_FD_MAX WARDEN_SPAWN_PASS_MAX
 
 /* ConfinedArgv: everything is owned by this struct (host copies). */
 struct warden_confined {
@@ -62,6 +75,11 @@ struct warden_confined {
 	/* The backends tried before this one, in config order. */
 	struct warden_skipped *skipped;
 	size_t n_skipped;
+	/* Descriptors the backend handed over (owned: free closes them):
+	 * the spawned process finds held_fds[i] at held_at[i]. */
+	int held_fds[WARDEN_HELD_FD_MAX];
+	int held_at[WARDEN_HELD_FD_MAX];
+	size_t n_held;
 };
 
 /* A view of c's facts for warden_classify(); valid while c lives. */
@@ -72,8 +90,9 @@ void warden_skipped_free(struct warden_skipped *list, size_t n);
 
 /*
  * In a child after fork(), with 0, 1, 2 already in place: moves
- * status_write (the status channel's write end, or -1) to c->status_fd,
- * closes every other descriptor above 2, and execs c->argv.  Returns only
+ * status_write (the status channel's write end, or -1) to c->status_fd
+ * and each held descriptor to its number, closes every other descriptor
+ * above 2, and execs c->argv.  Returns only
  * on failure, with errno set; the caller then _exit()s.  Async-signal-safe.
  */
 int warden_confined_exec(const struct warden_confined *c, int status_write);
@@ -125,9 +144,13 @@ int warden_sandbox_probe_network(struct warden_sandbox *svc, size_t i, int mode,
  *
  * Errors: danger-full-access or an unknown mode: WARDEN_EINTERNAL (a
  * caller bug: that mode is never confined); empty argv, a relative,
- * missing or unresolvable root, or a bad status_fd: WARDEN_EUSAGE; no
- * usable backend: WARDEN_EUNAVAILABLE with "SANDBOX_UNAVAILABLE: ..."
- * listing each backend's reason.
+ * missing or unresolvable root, or a bad status_fd: WARDEN_EUSAGE; a
+ * root_fd that is not the resolved root's directory (it moved since the
+ * caller checked it): WARDEN_EDATA; no usable backend:
+ * WARDEN_EUNAVAILABLE with "SANDBOX_UNAVAILABLE: ..." listing each
+ * backend's reason.  A backend that leaves read_only_held 0 while one of
+ * policy->read_only_paths lies under a root it made writable (or such a
+ * root under one) is passed over like an unusable one, naming the path.
  */
 int warden_sandbox_confine(struct warden_sandbox *svc,
                            const char *const *argv, size_t argc,
@@ -141,6 +164,9 @@ enum {
 	 * skipped ("partial (...), and require_full is set"); when usable
 	 * backends exist but none is full: WARDEN_EREFUSED ("refused: ..."). */
 	WARDEN_CONFINE_REQUIRE_FULL = 1,
+	/* The caller spawns the argv itself and gives the process what
+	 * the backend hands over (held_fds): push_fd keeps descriptors. */
+	WARDEN_CONFINE_PASS_FDS = 2,
 };
 int warden_sandbox_confine_flags(struct warden_sandbox *svc,
                                  const char *const *argv, size_t argc,

@@ -442,10 +442,30 @@ static void restore(const struct saved_state *s)
 	sigprocmask(SIG_SETMASK, &s->mask, NULL);
 }
 
+int warden_fds_place(const int *fds, const int *at, size_t n, int top)
+{
+	int moved[WARDEN_SPAWN_PASS_MAX];
+	size_t i;
+
+	if (n > WARDEN_SPAWN_PASS_MAX) {
+		errno = EMFILE;
+		return -1;
+	}
+	/* First everything above the numbers they take, so that placing
+	 * one never overwrites another that is still to be placed. */
+	for (i = 0; i < n; i++)
+		if ((moved[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, top + 1)) < 0)
+			return -1;
+	for (i = 0; i < n; i++)
+		if (dup2(moved[i], at[i]) < 0)
+			return -1;
+	return 0;
+}
+
 /* In the child, between fork and exec.  Only async-signal-safe calls. */
 static void child(const struct warden_spawn_opts *o,
                   const struct candidates *c, int err_w, int stdout_w,
-                  int stderr_w, int status_w)
+                  int stderr_w, int status_w, int top)
 {
 	struct sigaction sa;
 	sigset_t none;
@@ -463,17 +483,30 @@ static void child(const struct warden_spawn_opts *o,
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 
-	if (setsid() < 0 || dup2(stderr_w, STDERR_FILENO) < 0 ||
+	/* Every pipe lies above status_fd and the pass_at numbers (the
+	 * floor of warden_spawn_run), so these never overwrite one; the
+	 * passed descriptors are placed first, before the status channel's
+	 * number can overwrite one of them, and after cwd_fd was used (its
+	 * number may be one they take). */
+	if (setsid() < 0 ||
+	    (o->cwd_fd > 2 && fchdir(o->cwd_fd) < 0) ||
+	    warden_fds_place(o->pass_fds, o->pass_at, o->n_pass, top) < 0 ||
+	    dup2(stderr_w, STDERR_FILENO) < 0 ||
 	    (stdout_w >= 0 && dup2(stdout_w, STDOUT_FILENO) < 0) ||
 	    (o->status_fd >= 0 && dup2(status_w, o->status_fd) < 0)) {
 		e = errno;
 		goto fail;
 	}
-	if (o->status_fd >= 0) {
-		cloexec_range(3, o->status_fd - 1);
-		cloexec_range(o->status_fd + 1, INT32_MAX);
-	} else {
-		cloexec_range(3, INT32_MAX);
+	cloexec_range(3, INT32_MAX);
+	if (o->status_fd >= 0 && fcntl(o->status_fd, F_SETFD, 0) < 0) {
+		e = errno;
+		goto fail;
+	}
+	for (i = 0; i < o->n_pass; i++) {
+		if (fcntl(o->pass_at[i], F_SETFD, 0) < 0) {
+			e = errno;
+			goto fail;
+		}
 	}
 	e = exec_candidates(c, (char *const *)o->argv, o->envp);
 fail:
@@ -520,6 +553,17 @@ int warden_spawn_run(const struct warden_spawn_opts *o,
 	}
 
 	floor = (o->status_fd > 2 ? o->status_fd : 2) + 1;
+	for (i = 0; i < o->n_pass; i++) {
+		if (o->pass_at[i] < 3 || o->pass_at[i] == o->status_fd ||
+		    o->pass_fds[i] < 0 || o->n_pass > WARDEN_SPAWN_PASS_MAX) {
+			candidates_free(&cand);
+			return warden_error_set(err, WARDEN_EINTERNAL,
+			                        "run: descriptor %d cannot be passed at %d",
+			                        o->pass_fds[i], o->pass_at[i]);
+		}
+		if (o->pass_at[i] + 1 > floor)
+			floor = o->pass_at[i] + 1;
+	}
 	if (pipe_above(err_p, floor) < 0 || pipe_above(out_p, floor) < 0 ||
 	    (o->pipe_stdout && pipe_above(so_p, floor) < 0) ||
 	    (o->status_fd >= 0 && pipe_above(st_p, floor) < 0) ||
@@ -549,7 +593,7 @@ int warden_spawn_run(const struct warden_spawn_opts *o,
 		goto out_fds;
 	}
 	if (pid == 0)
-		child(o, &cand, err_p[1], so_p[1], out_p[1], st_p[1]);
+		child(o, &cand, err_p[1], so_p[1], out_p[1], st_p[1], floor - 1);
 
 	close_fd(&err_p[1]);
 	close_fd(&out_p[1]);

@@ -21,8 +21,13 @@
  *   fds       only 0, 1, 2 reach the program, plus, when status_fd >= 3,
  *             the write end of the out-of-band status channel at exactly
  *             that number (the runner's; the backend keeps it from the
- *             command).  Whatever the channel carries is read into
+ *             command), and each pass_fds[i] at exactly pass_at[i] (what a
+ *             backend holds for its runner, e.g. the root it binds by
+ *             descriptor).  Whatever the channel carries is read into
  *             `evidence`, at most WARDEN_SPAWN_EVIDENCE bytes.
+ *
+ *   directory the program starts in the caller's current directory, or in
+ *             the directory cwd_fd names.
  *
  *   group     the program starts in a session and process group of its
  *             own (setsid): it has no controlling terminal, so terminal
@@ -50,16 +55,33 @@
 #define WARDEN_SPAWN_TAIL 8192
 #define WARDEN_SPAWN_EVIDENCE 4096
 #define WARDEN_SPAWN_GRACE_MS 2000
+/* The most descriptors a run can pass besides stdio and status. */
+#define WARDEN_SPAWN_PASS_MAX 256
 
 struct warden_spawn_opts {
 	const char *const *argv;  /* exact program and arguments, argv[0] set */
 	char *const *envp;        /* the program's whole environment */
 	int status_fd;            /* -1, or the fd number (>= 3) of the status
 	                             channel's write end in the program */
+	const int *pass_fds;      /* n_pass descriptors the program gets ... */
+	const int *pass_at;       /* ... at these numbers (>= 3, distinct,
+	                             never status_fd) */
+	size_t n_pass;
+	int cwd_fd;               /* > 2: a directory to start the program
+	                             in; 0: the caller's current directory */
 	long timeout_ms;          /* 0: no timeout */
 	long grace_ms;            /* SIGTERM to SIGKILL; 0: WARDEN_SPAWN_GRACE_MS */
 	int pipe_stdout;          /* 1: stdout through a pipe (see above) */
 };
+
+/*
+ * In a child after fork(): puts each of the n descriptors fds[i] at the
+ * number at[i] (without close-on-exec), top being the highest number
+ * anything kept must take (the status channel's included); the copies
+ * made on the way are close-on-exec.  0, or -1 with errno.
+ * Async-signal-safe.
+ */
+int warden_fds_place(const int *fds, const int *at, size_t n, int top);
 
 struct warden_spawn_result {
 	int exec_errno;           /* nonzero: argv[0] could not be executed,

@@ -14,7 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "sandbox.h"
@@ -30,6 +32,10 @@ struct fake {
 	int last_mode;
 	char last_root[PATH_MAX];
 	int last_status_fd;
+	int push;               /* a descriptor to hand over (push_fd), or -1 */
+	int pushed_at;          /* what push_fd answered */
+	int holds;              /* sets read_only_held */
+	const char *runner;     /* the runner it names, NULL: /usr/bin/runner */
 };
 
 enum { GOOD = 0, REL_RUNNER, ALTERED_ARGV, BAD_ENFORCEMENT, EVIDENCE_NO_FD, FAILS, NO_RUNNER };
@@ -63,7 +69,12 @@ static int fake_confine(void *state, const char *const *argv, size_t argc,
 		return -1;
 	}
 	if (f->bad != NO_RUNNER)
-		out->push_arg(out->sink, f->bad == REL_RUNNER ? "runner" : "/usr/bin/runner");
+		out->push_arg(out->sink, f->bad == REL_RUNNER ? "runner"
+		                         : f->runner != NULL ? f->runner : "/usr/bin/runner");
+	if (f->push >= 0)
+		f->pushed_at = out->push_fd(out->sink, f->push);
+	if (f->holds)
+		out->read_only_held = 1;
 	out->push_arg(out->sink, "--");
 	for (i = 0; i < argc; i++)
 		out->push_arg(out->sink, f->bad == ALTERED_ARGV && i == argc - 1 ? "changed" : argv[i]);
@@ -107,6 +118,7 @@ static char root[] = "/tmp/warden-test-sandbox-XXXXXX";
 static void backend(size_t i, const char *name, int usable, int enforcement, int dropped)
 {
 	memset(&fakes[i], 0, sizeof(fakes[i]));
+	fakes[i].push = -1;
 	fakes[i].name = name;
 	fakes[i].usable = usable;
 	fakes[i].enforcement = enforcement;
@@ -751,6 +763,158 @@ static void test_require_full_skips_partial_backends_or_refuses(void **s)
 	warden_sandbox_free(svc);
 }
 
+static void test_a_root_descriptor_that_is_not_the_root_is_refused(void **s)
+{
+	struct warden_sandbox *svc;
+	struct warden_confined *c = NULL;
+	struct warden_error err = { 0, "" };
+	struct warden_policy p = policy(WARDEN_MODE_WORKSPACE_WRITE, root, -1);
+	char sub[PATH_MAX];
+
+	(void)s;
+	snprintf(sub, sizeof(sub), "%s/other", root);
+	assert_int_equal(mkdir(sub, 0700), 0);
+	backend(0, "b", 1, WARDEN_ENFORCEMENT_FULL, 1);
+	svc = service(1);
+	/* What was checked was another directory: the path moved since. */
+	p.root_fd = open(sub, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	assert_true(p.root_fd >= 0);
+	assert_int_equal(warden_sandbox_confine(svc, cmd, 1, &p, &c, &err), -WARDEN_EDATA);
+	assert_null(c);
+	assert_non_null(strstr(err.msg, "no longer the directory that was checked"));
+	assert_int_equal(fakes[0].confines, 0);
+	close(p.root_fd);
+	/* The root's own descriptor passes. */
+	p.root_fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	assert_int_equal(warden_sandbox_confine(svc, cmd, 1, &p, &c, &err), 0);
+	assert_int_equal(fakes[0].confines, 1);
+	close(p.root_fd);
+	warden_confined_free(c);
+	warden_sandbox_free(svc);
+	rmdir(sub);
+}
+
+static void test_read_only_paths_under_a_writable_root_need_the_backend_to_hold_them(void **s)
+{
+	struct warden_sandbox *svc;
+	struct warden_confined *c = NULL;
+	struct warden_error err = { 0, "" };
+	struct warden_policy p = policy(WARDEN_MODE_WORKSPACE_WRITE, root, -1);
+	char inside[PATH_MAX], parent[PATH_MAX];
+	const char *paths[2];
+
+	(void)s;
+	snprintf(inside, sizeof(inside), "%s/warden.ini", root);
+	snprintf(parent, sizeof(parent), "%s", root);
+	*strrchr(parent, '/') = '\0';
+	paths[0] = "/etc/warden/warden.ini";
+	paths[1] = inside;
+	p.read_only_paths = paths;
+	p.n_read_only_paths = 2;
+	backend(0, "b", 1, WARDEN_ENFORCEMENT_FULL, 1);
+	svc = service(1);
+	assert_int_equal(warden_sandbox_confine(svc, cmd, 1, &p, &c, &err), -WARDEN_EUNAVAILABLE);
+	assert_null(c);
+	assert_non_null(strstr(err.msg, "SANDBOX_UNAVAILABLE"));
+	assert_non_null(strstr(err.msg, inside));
+	/* A root inside such a path is the same thing. */
+	paths[1] = parent;
+	assert_int_equal(warden_sandbox_confine(svc, cmd, 1, &p, &c, &err), -WARDEN_EUNAVAILABLE);
+	/* Outside every writable root: nothing to hold. */
+	p.n_read_only_paths = 1;
+	assert_int_equal(warden_sandbox_confine(svc, cmd, 1, &p, &c, &err), 0);
+	warden_confined_free(c);
+	/* A backend that says it holds them confines. */
+	p.n_read_only_paths = 2;
+	paths[1] = inside;
+	fakes[0].holds = 1;
+	assert_int_equal(warden_sandbox_confine(svc, cmd, 1, &p, &c, &err), 0);
+	warden_confined_free(c);
+	/* A relative one is a caller bug. */
+	paths[0] = "relative";
+	assert_int_equal(warden_sandbox_confine(svc, cmd, 1, &p, &c, &err), -WARDEN_EINTERNAL);
+	warden_sandbox_free(svc);
+}
+
+static void test_handed_over_descriptors_reach_the_runner_and_nothing_else(void **s)
+{
+	struct warden_sandbox *svc;
+	struct warden_confined *c = NULL;
+	struct warden_error err = { 0, "" };
+	struct warden_policy p = policy(WARDEN_MODE_READ_ONLY, root, 3);
+	const char *const show[] = { "/bin/sh", "-c",
+		"cd /proc/self/fd && echo *; readlink 4; cat <&4", NULL };
+	char file[PATH_MAX], buf[256], *nl;
+	int fd, stray, pr[2], st[2], status, words;
+	ssize_t n;
+	size_t got = 0, i;
+	pid_t pid;
+
+	(void)s;
+	snprintf(file, sizeof(file), "%s/held", root);
+	fd = open(file, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "held-data\n", 10), 10);
+	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+	/* A descriptor the caller has and the runner must not get. */
+	stray = open("/dev/null", O_RDONLY);
+	assert_true(stray >= 0);
+
+	backend(0, "b", 1, WARDEN_ENFORCEMENT_FULL, 1);
+	fakes[0].runner = "/usr/bin/env";
+	svc = service(1);
+	/* A caller that prints the argv cannot pass it: closed, -1. */
+	fakes[0].push = dup(fd);
+	assert_int_equal(warden_sandbox_confine(svc, show, 3, &p, &c, &err), 0);
+	assert_int_equal(fakes[0].pushed_at, -1);
+	assert_int_equal(c->n_held, 0);
+	assert_int_equal(fcntl(fakes[0].push, F_GETFD), -1);
+	warden_confined_free(c);
+	/* A spawning caller gets it at the first number after the status
+	 * channel's. */
+	fakes[0].push = dup(fd);
+	assert_int_equal(warden_sandbox_confine_flags(svc, show, 3, &p, WARDEN_CONFINE_PASS_FDS,
+	                                              &c, &err), 0);
+	assert_int_equal(fakes[0].pushed_at, 4);
+	assert_int_equal(c->n_held, 1);
+	assert_int_equal(c->held_at[0], 4);
+	assert_true(fcntl(c->held_fds[0], F_GETFD) & FD_CLOEXEC);
+
+	assert_int_equal(pipe(pr), 0);
+	assert_int_equal(pipe(st), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(pr[1], 1);
+		warden_confined_exec(c, st[1]);
+		_exit(127);
+	}
+	close(pr[1]);
+	close(st[1]);
+	while ((n = read(pr[0], buf + got, sizeof(buf) - 1 - got)) > 0)
+		got += (size_t)n;
+	buf[got] = '\0';
+	close(pr[0]);
+	close(st[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	/* 0 1 2, the status channel at 3, the held file at 4, and the
+	 * directory the shell lists: nothing of the caller's. */
+	assert_true(strncmp(buf, "0 1 2 3 4", 9) == 0);
+	nl = strchr(buf, '\n');
+	assert_non_null(nl);
+	for (i = 0, words = 1; buf + i < nl; i++)
+		words += buf[i] == ' ';
+	assert_true(words <= 6);
+	assert_non_null(strstr(buf, file));
+	assert_non_null(strstr(buf, "held-data"));
+	warden_confined_free(c);
+	warden_sandbox_free(svc);
+	close(stray);
+	close(fd);
+	unlink(file);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -774,6 +938,9 @@ int main(void)
 		cmocka_unit_test(test_require_full_skips_partial_backends_or_refuses),
 		cmocka_unit_test(test_probe2_is_called_instead_of_probe_with_network_facts),
 		cmocka_unit_test(test_runner_rules_are_read_with_the_plugins_element_size),
+		cmocka_unit_test(test_a_root_descriptor_that_is_not_the_root_is_refused),
+		cmocka_unit_test(test_read_only_paths_under_a_writable_root_need_the_backend_to_hold_them),
+		cmocka_unit_test(test_handed_over_descriptors_reach_the_runner_and_nothing_else),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

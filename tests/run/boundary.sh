@@ -133,4 +133,58 @@ else
 	od -c "$T/err" | head -5
 fi
 
+echo "---- a session's root stays what session new recorded"
+mkdir -p "$T/ws/p/sub" "$T/elsewhere"
+echo original >"$T/elsewhere/file"
+for c in cfg ll; do
+	ida=$("$WARDEN" --config "$T/$c.ini" session new --cwd "$T/ws" | tail -n 1)
+	idb=$("$WARDEN" --config "$T/$c.ini" session new --cwd "$T/ws/p/sub" | tail -n 1)
+	wr "$c" --session "$idb" run --json -- touch "$T/ws/p/sub/b-was-here"
+	expect "$c: session B writes under its root" 0 class=ok || continue
+	# A command of session A (root $T/ws) moves B's root aside and plants
+	# a symlink to a directory outside both roots in its place.
+	wr "$c" --session "$ida" run --json -c "mv p/sub p/sub.orig && ln -s '$T/elsewhere' p/sub"
+	expect "$c: session A replaces p/sub by a symlink" 0 class=ok || continue
+	[ -L "$T/ws/p/sub" ] || { fail "$c: the symlink is not there"; continue; }
+	wr "$c" --session "$idb" run --json -- touch "$T/ws/p/sub/b-after-move"
+	if [ "$rc" -ne 65 ]; then
+		fail "$c: session B ran on a moved root: exit $rc, want 65"
+		cat "$T/out" "$T/err"
+	elif ! grep -q "now leads to $T/elsewhere" "$T/err"; then
+		fail "$c: the refusal does not say where the root leads now"
+		cat "$T/err"
+	else
+		ok "$c: session B refuses its moved root (exit 65, names the new target)"
+	fi
+	[ "$(ls "$T/elsewhere")" = file ] && [ "$(cat "$T/elsewhere/file")" = original ] &&
+		ok "$c: nothing written where the symlink points" ||
+		fail "$c: $T/elsewhere changed: $(ls "$T/elsewhere")"
+	wr "$c" session state "$idb"
+	[ "$rc" -eq 65 ] && ok "$c: session state refuses it too (exit 65)" ||
+		fail "$c: session state on a moved root: exit $rc"
+	# Put back, the root is the recorded one again and B works.
+	rm "$T/ws/p/sub" && mv "$T/ws/p/sub.orig" "$T/ws/p/sub"
+	wr "$c" --session "$idb" run --json -- touch "$T/ws/p/sub/b-restored"
+	expect "$c: restored, session B runs again" 0 class=ok
+	rm -f "$T/ws/p/sub/"*
+done
+
+echo "---- the command starts inside the root"
+idp=$("$WARDEN" --config "$T/cfg.ini" session new --cwd "$T/ws/p" | tail -n 1)
+mkdir -p "$T/ws/p/deeper"
+(cd "$T/ws/p/deeper" && "$WARDEN" --config "$T/cfg.ini" --session "$idp" run -- pwd) >"$T/out" 2>"$T/err"
+[ "$(cat "$T/out")" = "$T/ws/p/deeper" ] && ok "from a directory inside the root: there" ||
+	fail "inside the root, pwd says '$(cat "$T/out")' ($(cat "$T/err"))"
+(cd "$T/outside" && "$WARDEN" --config "$T/cfg.ini" --session "$idp" run -- pwd) >"$T/out" 2>"$T/err"
+[ "$(cat "$T/out")" = "$T/ws/p" ] && ok "from a directory outside the root: the root" ||
+	fail "outside the root, pwd says '$(cat "$T/out")' ($(cat "$T/err"))"
+(cd "$T/outside" && "$WARDEN" --config "$T/ll.ini" --session "$idp" run -- pwd) >"$T/out" 2>"$T/err"
+[ "$(cat "$T/out")" = "$T/ws/p" ] && ok "landlock: from outside the root, the root" ||
+	fail "landlock: outside the root, pwd says '$(cat "$T/out")' ($(cat "$T/err"))"
+printf '#!/bin/sh\necho relative-ran\n' >"$T/ws/p/here.sh"
+chmod 755 "$T/ws/p/here.sh"
+(cd "$T/outside" && "$WARDEN" --config "$T/cfg.ini" --session "$idp" run -- ./here.sh) >"$T/out" 2>"$T/err"
+[ "$(cat "$T/out")" = relative-ran ] && ok "a relative program is found from where the command starts" ||
+	fail "./here.sh from the root: '$(cat "$T/out")' ($(cat "$T/err"))"
+
 finish
