@@ -4,8 +4,9 @@
  *
  * Beyond memory safety it checks the parser against a plain model: the
  * first line (up to the first '\n' or the end) decides only when it is
- * exactly one of the four words; anything else is an error with a reason,
- * and the reason is always one printable line.
+ * exactly one of the four words, and then the reason is the second line
+ * up to its '\n', a NUL or the end, cut to fit; anything else is an error
+ * with a reason, and that reason is always one printable line.
  */
 #include "config.h"
 
@@ -51,7 +52,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	got = exec_reply_parse(buf, size, why, sizeof(why));
 	if (got != model(buf, size))
 		abort();
-	if (got == WARDEN_DECISION_ERROR) {
+	if (got != WARDEN_DECISION_ERROR) {
+		const char *nl = memchr(buf, '\n', size);
+		const char *second = nl != NULL ? nl + 1 : buf + size;
+		size_t left = (size_t)(buf + size - second), want = 0;
+
+		while (want < left && want < sizeof(why) - 1 &&
+		       second[want] != '\n' && second[want] != '\0')
+			want++;
+		if (memchr(why, '\0', sizeof(why)) == NULL || strlen(why) != want ||
+		    memcmp(why, second, want) != 0)
+			abort();
+	} else {
 		if (memchr(why, '\0', sizeof(why)) == NULL || why[0] == '\0')
 			abort();
 		for (i = 0; why[i] != '\0'; i++)

@@ -36,6 +36,7 @@
 #include "approval.h"
 #include "loader.h"
 #include "session.h"
+#include "text.h"
 #include "worker.h"
 
 /* The longest request field accepted (the subject, usually). */
@@ -115,6 +116,16 @@ static json_t *jstr(const char *s)
 static const char *opt(const char *s)
 {
 	return s != NULL ? s : "";
+}
+
+/* Text that came from an answerer as one escaped line of at most max
+ * bytes (max < outlen, max >= 4); a cut is marked "...".  Control and
+ * text-moving characters are escaped; a backslash stays one (a rule's
+ * pattern may hold one), and is escaped where the line is shown. */
+static void answerer_text(const char *raw, size_t max, char *out, size_t outlen)
+{
+	if (warden_text_escape(raw, WARDEN_TEXT_KEEP_BACKSLASH, out, max - 2) >= max - 2)
+		snprintf(out + strlen(out), outlen - strlen(out), "...");
 }
 
 static int valid_name(const char *s)
@@ -409,7 +420,7 @@ static int consult(struct warden_approval *a, struct link *l,
                    int cancel_fd, int *decision, char *reason, size_t len)
 {
 	struct warden_wait w;
-	char err[512];
+	char err[512], shown[WARDEN_APPROVAL_REASON_MAX + 1];
 	int r, d = 0;
 
 	w.cancel_fd = cancel_fd;
@@ -429,7 +440,8 @@ static int consult(struct warden_approval *a, struct link *l,
 			    l->timeout_ms);
 			return CONSULT_UNAVAILABLE;
 		default:
-			say(reason, len, "%s", err);
+			/* The worker's own words, or the plugin's at load. */
+			answerer_text(err, len - 1, reason, len);
 			return CONSULT_UNAVAILABLE;
 		}
 	} else {
@@ -471,12 +483,16 @@ static int consult(struct warden_approval *a, struct link *l,
 	case WARDEN_DECISION_ALLOWED_ONCE:
 	case WARDEN_DECISION_REJECTED:
 	case WARDEN_DECISION_CANCELLED:
+		/* Its own reason, if it gave one (ABI 1.1). */
+		answerer_text(err, WARDEN_APPROVAL_REASON_MAX, reason, len);
 		*decision = d;
 		return CONSULT_DECIDED;
 	case WARDEN_DECISION_DELEGATE:
 		return CONSULT_DELEGATE;
 	case WARDEN_DECISION_ERROR:
-		say(reason, len, "failed: %s", err[0] ? err : "no reason given");
+		answerer_text(err[0] ? err : "no reason given",
+		              WARDEN_APPROVAL_REASON_MAX, shown, sizeof(shown));
+		say(reason, len, "failed: %s", shown);
 		return CONSULT_UNAVAILABLE;
 	default:
 		say(reason, len, "returned %d, outside the closed set of "
@@ -669,16 +685,22 @@ static int append_decided(struct warden_session *s,
                           const struct warden_approval_result *r,
                           struct warden_error *err)
 {
-	json_t *o = json_object();
-	int rc;
+	json_t *o = json_object(), *delegated = json_array();
+	size_t i;
+	int rc, bad = o == NULL || delegated == NULL;
 
-	if (o == NULL || set_opt(o, "request_id", r->request_id) < 0 ||
+	for (i = 0; !bad && i < r->n_delegated && i < WARDEN_APPROVAL_DELEGATED_MAX; i++)
+		bad = json_array_append_new(delegated, jstr(r->delegated[i])) < 0;
+	if (bad || set_opt(o, "request_id", r->request_id) < 0 ||
 	    set_opt(o, "outcome", warden_outcome_name(r->outcome)) < 0 ||
 	    set_opt(o, "answerer", r->answerer) < 0 ||
-	    set_opt(o, "reason", r->reason) < 0) {
+	    set_opt(o, "reason", r->reason) < 0 ||
+	    json_object_set(o, "delegated", delegated) < 0) {
+		json_decref(delegated);
 		json_decref(o);
 		return warden_error_set(err, WARDEN_EOS, "approval: out of memory");
 	}
+	json_decref(delegated);
 	rc = warden_session_append(s, "approval/decided", o, err);
 	json_decref(o);
 	return rc;
@@ -692,10 +714,15 @@ static void dispatch(struct warden_approval *a, const struct warden_request *wr,
 	int r, d = 0;
 
 	for (i = 0; i < a->n; i++) {
+		res->reason[0] = '\0';
 		r = consult(a, a->links[i], wr, deadline_at, cancel_fd, &d,
 		            res->reason, sizeof(res->reason));
 		switch (r) {
 		case CONSULT_DELEGATE:
+			if (res->n_delegated < WARDEN_APPROVAL_DELEGATED_MAX)
+				say(res->delegated[res->n_delegated],
+				    sizeof(res->delegated[0]), "%s", a->links[i]->name);
+			res->n_delegated++;
 			continue;
 		case CONSULT_DECIDED:
 			res->outcome = d == WARDEN_DECISION_ALLOWED_ONCE

@@ -31,9 +31,18 @@
  *     once; the answer that may still come is discarded (a worker is
  *     killed; an inproc answerer's call is abandoned and the instance
  *     stays unavailable until that call returns);
- *   - approval/decided (request_id, outcome, and the deciding answerer or
- *     the reason) is appended after; if it cannot be committed the request
- *     fails: no outcome is returned, the caller must refuse.
+ *   - approval/decided (request_id, outcome, the deciding answerer, the
+ *     reason, and the answerers that delegated before it, in order) is
+ *     appended after; if it cannot be committed the request fails: no
+ *     outcome is returned, the caller must refuse.
+ *
+ * Reasons.  An answerer may give a one-line reason with any decision (its
+ * err text, plugin.h).  What it gives is never kept raw: control and
+ * text-moving characters are escaped in text.h's dialect (a backslash is
+ * kept as it is: a rule's pattern may hold one; the terminal printers
+ * escape it), and the result is cut to WARDEN_APPROVAL_REASON_MAX bytes
+ * ("..." marks a cut), so that it stays one line in the log, in JSON and
+ * on a terminal.
  *
  * Isolation (per [answerer NAME], `isolation = inproc | process`, default
  * process).  process: the plugin is dlopen()ed and opened in a worker
@@ -73,16 +82,31 @@ struct warden_approval_request {
 	                               (`cancelled`) after this many ms */
 };
 
+/* The longest answerer's reason kept (escaped, "..." included). */
+#define WARDEN_APPROVAL_REASON_MAX 256
+/* How many delegating answerers a result names (the chain rarely has
+ * more; n_delegated still counts them all). */
+#define WARDEN_APPROVAL_DELEGATED_MAX 32
+
 /* What came of it.  Filled only when warden_approval_ask() returns 0. */
 struct warden_approval_result {
 	int outcome;                /* enum warden_outcome */
 	char request_id[64];        /* the id in both audit events */
 	char answerer[128];         /* the section name of the deciding
-	                               answerer; "" when none decided (policy
-	                               never, end of chain, withdrawal) */
-	char reason[512];           /* one line: why, for every outcome not
-	                               decided by an answerer, and for an
-	                               unavailable answerer (its error) */
+	                               answerer (or of the one that was
+	                               unavailable); "" when none decided
+	                               (policy never, end of chain,
+	                               withdrawal) */
+	char reason[512];           /* one line: the deciding answerer's own
+	                               reason (escaped, at most
+	                               WARDEN_APPROVAL_REASON_MAX bytes; ""
+	                               when it gave none); for an unavailable
+	                               answerer what went wrong; for every
+	                               other outcome why */
+	char delegated[WARDEN_APPROVAL_DELEGATED_MAX][128];
+	size_t n_delegated;         /* the answerers that delegated before
+	                               the outcome, in chain order (the first
+	                               WARDEN_APPROVAL_DELEGATED_MAX named) */
 	int signal;                 /* the signal that withdrew the request
 	                               (SIGINT, SIGTERM), else 0 */
 };

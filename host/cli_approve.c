@@ -52,7 +52,8 @@ static void approve_usage(FILE *f)
 	        "  --call-id C      the caller's tool-call id\n"
 	        "  --mode M         for an escalation: the sandbox mode asked for\n"
 	        "  --deadline-ms N  withdraw the request (cancelled) after N ms\n"
-	        "  --json           print {request_id, outcome, answerer, reason}\n"
+	        "  --json           print {request_id, outcome, answerer, reason,\n"
+	        "                   delegated}\n"
 	        "  --help           this text\n"
 	        "\n"
 	        "exit status:\n"
@@ -112,7 +113,8 @@ int warden_cmd_approve(struct warden_cli *cli, int argc, char **argv)
 	struct warden_config *cfg = NULL;
 	struct warden_session *s = NULL;
 	struct warden_approval *a = NULL;
-	json_t *o;
+	json_t *o, *delegated;
+	size_t i;
 	int ch, json = 0, rc;
 
 	memset(&req, 0, sizeof(req));
@@ -171,6 +173,11 @@ int warden_cmd_approve(struct warden_cli *cli, int argc, char **argv)
 		                    json_string(warden_outcome_name(res.outcome)));
 		json_object_set_new(o, "answerer", str_or_null(res.answerer));
 		json_object_set_new(o, "reason", str_or_null(res.reason));
+		delegated = json_array();
+		for (i = 0; i < res.n_delegated && i < WARDEN_APPROVAL_DELEGATED_MAX; i++)
+			json_array_append_new(delegated,
+			                      warden_cli_json_string(res.delegated[i]));
+		json_object_set_new(o, "delegated", delegated);
 		json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		putchar('\n');
 		json_decref(o);

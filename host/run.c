@@ -220,14 +220,27 @@ json_t *warden_run_report_json(const struct warden_run_report *rep)
 	json_object_set_new(o, "started", json_boolean(rep->started));
 	json_object_set_new(o, "argv", args);
 	if (rep->escalated_mode) {
+		json_t *delegated = json_array();
+
+		for (i = 0; i < rep->n_escalation_delegated &&
+		            i < WARDEN_APPROVAL_DELEGATED_MAX; i++)
+			json_array_append_new(delegated, json_or_null(
+				warden_json_string_lossy(rep->escalation_delegated[i])));
 		json_object_set_new(o, "escalation",
-		                    json_pack("{s:s,s:o,s:o}",
+		                    json_pack("{s:s,s:o,s:o,s:o,s:o,s:o}",
 		                              "mode", warden_mode_name(rep->escalated_mode),
 		                              "outcome", rep->escalation_outcome
 		                              ? json_string(warden_outcome_name(rep->escalation_outcome))
 		                              : json_null(),
 		                              "request_id", rep->request_id[0]
-		                              ? json_string(rep->request_id) : json_null()));
+		                              ? json_string(rep->request_id) : json_null(),
+		                              "answerer", rep->escalation_answerer[0]
+		                              ? json_or_null(warden_json_string_lossy(rep->escalation_answerer))
+		                              : json_null(),
+		                              "reason", rep->escalation_reason[0]
+		                              ? json_or_null(warden_json_string_lossy(rep->escalation_reason))
+		                              : json_null(),
+		                              "delegated", delegated));
 	}
 	if (rep->refused != NULL)
 		json_object_set_new(o, "refused", json_string(rep->refused));
@@ -635,11 +648,16 @@ static int escalate(struct run_ctx *x, struct warden_run_report *rep,
 	snprintf(rep->request_id, sizeof(rep->request_id), "%s", ares.request_id);
 	snprintf(rep->escalation_answerer, sizeof(rep->escalation_answerer), "%s",
 	         ares.answerer);
+	snprintf(rep->escalation_reason, sizeof(rep->escalation_reason), "%s",
+	         ares.reason);
+	memcpy(rep->escalation_delegated, ares.delegated, sizeof(ares.delegated));
+	rep->n_escalation_delegated = ares.n_delegated;
 	if (ares.outcome == WARDEN_OUTCOME_ALLOWED_ONCE) {
 		if (req->notice != NULL) {
-			snprintf(who, sizeof(who), "escalation to %s allowed once (answerer %s)",
+			snprintf(who, sizeof(who), "escalation to %s allowed once (answerer %s%s%.400s)",
 			         warden_mode_name(req->escalate),
-			         ares.answerer[0] ? ares.answerer : "?");
+			         ares.answerer[0] ? ares.answerer : "?",
+			         ares.reason[0] ? ": " : "", ares.reason);
 			req->notice(req->notice_arg, who);
 		}
 		return 1;

@@ -52,6 +52,7 @@
 #include <limits.h>
 #include <stddef.h>
 
+#include "approval.h"
 #include "error.h"
 #include "sandbox.h"
 #include "spawn.h"
@@ -112,6 +113,13 @@ struct warden_run_report {
 	int escalated_mode;         /* 0: no escalation asked */
 	int escalation_outcome;     /* enum warden_outcome, 0 when not decided */
 	char escalation_answerer[128]; /* the deciding answerer, "" when none */
+	char escalation_reason[512]; /* the approval's reason: the deciding
+	                               answerer's own (escaped), or why none
+	                               decided; "" when none */
+	char escalation_delegated[WARDEN_APPROVAL_DELEGATED_MAX][128];
+	size_t n_escalation_delegated; /* the answerers that delegated before
+	                               the outcome, in order (names kept:
+	                               the first WARDEN_APPROVAL_DELEGATED_MAX) */
 	char request_id[64];        /* the approval request's id, "" when none */
 	char reason[WARDEN_ERROR_MAX + 256]; /* what decided the class, or why
 	                               not run */

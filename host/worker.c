@@ -435,8 +435,7 @@ static int recv_exact(struct warden_worker *wk, void *dst, size_t len,
 /*
  * Receives one hello or decision frame and checks it: the expected type,
  * the sequence number of the request it answers, a length within bounds
- * that matches its content exactly, a reason of printable text, and
- * nothing after it (a worker speaks only when asked).  Returns 0 with
+ * that matches its content exactly, and nothing after it (a worker speaks only when asked).  Returns 0 with
  * *value and reason filled, -1 for EOF or garbage (reason says which), or
  * a wait result.
  */
@@ -478,11 +477,11 @@ static int recv_reply(struct warden_worker *wk, char type, uint32_t seq,
 		         "(a malformed frame)");
 		return -1;
 	}
-	for (i = 0; i < n; i++)
-		reason[i] = frame[REPLY_HEAD + i] < 0x20 ||
-		            frame[REPLY_HEAD + i] == 0x7f
-		          ? '?' : (char)frame[REPLY_HEAD + i];
-	reason[n] = '\0';
+	/* The plugin's bytes as they are, up to a NUL: the approval service
+	 * escapes them, as it does an inproc answerer's. */
+	for (i = 0; i < n && frame[REPLY_HEAD + i] != '\0'; i++)
+		reason[i] = (char)frame[REPLY_HEAD + i];
+	reason[i] = '\0';
 	return 0;
 }
 

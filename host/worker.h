@@ -76,7 +76,8 @@ enum warden_worker_result {
 
 /* Sends req to the worker (starting it first when needed) and waits for
  * its decision under w.  reason receives one line for every result but
- * ANSWERED (and the plugin's err text with an ANSWERED error). */
+ * ANSWERED, and with ANSWERED the plugin's err text (its reason for a
+ * decision, or its error), as the plugin wrote it: the caller escapes. */
 int warden_worker_decide(struct warden_worker *wk,
                          const struct warden_request *req,
                          const struct warden_wait *w, int *decision,

@@ -248,7 +248,86 @@ static void test_session_never_outranks_config_ask(void **state)
 	fx_close(&f);
 }
 
+/* The last event of f's log (a new reference). */
+static json_t *last_event(struct fx *f)
+{
+	char line[16384], last[16384] = "";
+	FILE *fp = fopen(f->log, "r");
+	json_t *ev;
+
+	assert_non_null(fp);
+	while (fgets(line, sizeof(line), fp) != NULL)
+		snprintf(last, sizeof(last), "%s", line);
+	fclose(fp);
+	ev = json_loads(last, 0, NULL);
+	assert_non_null(ev);
+	return ev;
+}
+
 /* --------------------------------------------------------- waterfall */
+
+/* ABI 1.1: the deciding answerer's reason is returned and recorded,
+ * escaped to one line and bounded; the answerers that delegated are
+ * named in order. */
+static void test_a_decisions_reason_is_escaped_bounded_and_recorded(void **state)
+{
+	struct warden_approval_result res;
+	json_t *ev, *del;
+	struct fx f;
+	size_t n;
+
+	fx_open(&f, "ask", ISO(state),
+	        "[answerer first]\nplugin = zoo_answerer\nisolation = @ISO@\n"
+	        "reason = not my business\n"
+	        "[answerer second]\nplugin = zoo_answerer\nisolation = @ISO@\n"
+	        "decision = delegate\n"
+	        "[answerer third]\nplugin = zoo_answerer\nisolation = @ISO@\n"
+	        "decision = rejected\nreason = no\\nway \\e[2J\\x9b \\\\;\n");
+	assert_int_equal(ask(&f, "bash", &res), WARDEN_OUTCOME_REJECTED);
+	assert_string_equal(res.answerer, "third");
+	/* One line: the newline, ESC and a byte that is not UTF-8 escaped,
+	 * a backslash kept. */
+	assert_string_equal(res.reason, "no\\nway \\x1b[2J\\x9b \\;");
+	assert_int_equal(res.n_delegated, 2);
+	assert_string_equal(res.delegated[0], "first");
+	assert_string_equal(res.delegated[1], "second");
+	ev = last_event(&f);
+	assert_string_equal(json_string_value(json_object_get(ev, "type")), "approval/decided");
+	assert_string_equal(json_string_value(json_object_get(ev, "reason")), res.reason);
+	del = json_object_get(ev, "delegated");
+	assert_int_equal(json_array_size(del), 2);
+	assert_string_equal(json_string_value(json_array_get(del, 0)), "first");
+	assert_string_equal(json_string_value(json_array_get(del, 1)), "second");
+	json_decref(ev);
+	fx_close(&f);
+
+	/* A long reason is cut, and the cut is marked. */
+	fx_open(&f, "ask", ISO(state),
+	        "[answerer long]\nplugin = zoo_answerer\nisolation = @ISO@\n"
+	        "decision = allowed-once\nreason = 0123456789\nreason_repeat = 60\n");
+	assert_int_equal(ask(&f, "bash", &res), WARDEN_OUTCOME_ALLOWED_ONCE);
+	n = strlen(res.reason);
+	assert_int_equal(n, WARDEN_APPROVAL_REASON_MAX);
+	assert_string_equal(res.reason + n - 3, "...");
+	assert_memory_equal(res.reason, "0123456789012", 13);
+	assert_int_equal(res.n_delegated, 0);
+	ev = last_event(&f);
+	assert_string_equal(json_string_value(json_object_get(ev, "reason")), res.reason);
+	assert_int_equal(json_array_size(json_object_get(ev, "delegated")), 0);
+	json_decref(ev);
+	fx_close(&f);
+
+	/* No reason given: none recorded. */
+	fx_open(&f, "ask", ISO(state),
+	        "[answerer quiet]\nplugin = zoo_answerer\nisolation = @ISO@\n"
+	        "decision = cancelled\n");
+	assert_int_equal(ask(&f, "bash", &res), WARDEN_OUTCOME_CANCELLED);
+	assert_string_equal(res.reason, "");
+	ev = last_event(&f);
+	assert_null(json_object_get(ev, "reason"));
+	json_decref(ev);
+	fx_close(&f);
+}
 
 static void test_each_decision_is_returned_with_its_answerer(void **state)
 {
@@ -890,6 +969,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		BOTH(test_never_policy_rejects_before_any_answerer),
 		cmocka_unit_test(test_session_never_outranks_config_ask),
+		BOTH(test_a_decisions_reason_is_escaped_bounded_and_recorded),
 		BOTH(test_each_decision_is_returned_with_its_answerer),
 		BOTH(test_delegate_passes_to_the_next_answerer),
 		BOTH(test_end_of_chain_without_decision_is_unavailable),

@@ -51,10 +51,11 @@ approve() {
 
 # --- each outcome has its exit status ------------------------------------
 approve main 0 --tool bash --subject 'git status'
-grep -q '^allowed-once (answerer rules) \[req-[0-9a-f]\{32\}\]$' "$dir/out" ||
-	{ cat "$dir/out"; fail "allowed-once line"; }
+grep -qF "allowed-once (answerer rules): allow = bash:* ($dir/main.ini:8) [req-" "$dir/out" ||
+	{ cat "$dir/out"; fail "allowed-once line with the rule that matched"; }
 approve main 1 --tool bash --subject 'rm -rf /'
-grep -q '^rejected (answerer rules)' "$dir/out" || fail "rejected line"
+grep -qF "rejected (answerer rules): deny = bash:rm * ($dir/main.ini:7) [req-" "$dir/out" ||
+	{ cat "$dir/out"; fail "rejected line with the rule that matched"; }
 approve main 2 --tool read --subject /etc/passwd
 grep -q '^cancelled (answerer stop)' "$dir/out" || fail "cancelled line"
 approve crash 3 --tool bash --subject ls
@@ -68,9 +69,18 @@ approve main 0 --json --tool bash --subject ls --reason 'list files' --call-id c
 $PY - "$dir/out" <<'PY' || fail "--json object"
 import json, sys
 o = json.load(open(sys.argv[1]))
-assert set(o) == {"request_id", "outcome", "answerer", "reason"}, o
+assert set(o) == {"request_id", "outcome", "answerer", "reason", "delegated"}, o
 assert o["outcome"] == "allowed-once" and o["answerer"] == "rules", o
-assert o["reason"] is None and o["request_id"].startswith("req-"), o
+assert o["reason"].startswith("allow = bash:* (") and o["reason"].endswith("/main.ini:8)"), o
+assert o["delegated"] == [] and o["request_id"].startswith("req-"), o
+PY
+# The answerers that delegated before the decision, in order.
+approve main 2 --json --tool read --subject /etc/hosts
+$PY - "$dir/out" <<'PY' || { cat "$dir/out"; fail "--json delegated"; }
+import json, sys
+o = json.load(open(sys.argv[1]))
+assert o["outcome"] == "cancelled" and o["answerer"] == "stop", o
+assert o["delegated"] == ["rules"] and o["reason"] is None, o
 PY
 approve garbage 3 --json --tool bash --subject ls
 $PY - "$dir/out" <<'PY' || { cat "$dir/out"; fail "--json with a garbage answerer"; }
@@ -91,10 +101,16 @@ for line in open(sys.argv[1]):
         asked[e["request_id"]] = e
     elif e["type"] == "approval/decided":
         decided[e["request_id"]] = e
-assert len(asked) == 7 and set(asked) == set(decided), (asked, decided)
+assert len(asked) == 8 and set(asked) == set(decided), (asked, decided)
 outcomes = sorted(d["outcome"] for d in decided.values())
-assert outcomes == ["allowed-once", "allowed-once", "cancelled", "rejected",
-                    "unavailable", "unavailable", "unavailable"], outcomes
+assert outcomes == ["allowed-once", "allowed-once", "cancelled", "cancelled",
+                    "rejected", "unavailable", "unavailable", "unavailable"], outcomes
+for d in decided.values():
+    assert isinstance(d["delegated"], list), d
+    if d.get("answerer") == "rules":
+        assert d["reason"].startswith(("allow = bash:* (", "deny = bash:rm * (")), d
+    if d.get("answerer") == "stop":
+        assert d["delegated"] == ["rules"], d
 flagged = [a for a in asked.values() if a.get("call_id") == "c-7"]
 assert len(flagged) == 1 and flagged[0]["reason"] == "list files" \
     and flagged[0]["requested_mode"] == "read-only", flagged

@@ -139,6 +139,31 @@ static void test_each_answer_word_decides(void **unused)
 	expect("printf allowed-once", WARDEN_DECISION_ALLOWED_ONCE, NULL);
 }
 
+/* ABI 1.1: the second line is the decision's reason, passed as written
+ * (the host escapes what it records). */
+static void expect_reason(const char *body, int want, const char *reason)
+{
+	char err[512];
+	int d = run(body, 5000, err, sizeof(err));
+
+	if (d != want || strcmp(err, reason) != 0)
+		fail_msg("script '%s': decision %d (want %d), reason '%s' "
+		         "(want '%s')", body, d, want, err, reason);
+}
+
+static void test_the_second_line_is_the_decisions_reason(void **unused)
+{
+	expect_reason("cat >/dev/null; printf 'rejected\\nthe policy service says no\\n'",
+	              WARDEN_DECISION_REJECTED, "the policy service says no");
+	expect_reason("printf 'allowed-once\\nreviewed by alice'",
+	              WARDEN_DECISION_ALLOWED_ONCE, "reviewed by alice");
+	expect_reason("printf 'next\\nnot mine\\nthird line\\n'",
+	              WARDEN_DECISION_DELEGATE, "not mine");
+	expect_reason("echo cancelled", WARDEN_DECISION_CANCELLED, "");
+	expect_reason("printf 'rejected\\n\\033[2Jno\\n'", WARDEN_DECISION_REJECTED,
+	              "\033[2Jno");
+}
+
 static void test_anything_but_an_exact_word_is_unavailable(void **unused)
 {
 	const int E = WARDEN_DECISION_ERROR;
@@ -505,6 +530,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_each_answer_word_decides),
+		cmocka_unit_test(test_the_second_line_is_the_decisions_reason),
 		cmocka_unit_test(test_anything_but_an_exact_word_is_unavailable),
 		cmocka_unit_test(test_overlong_or_huge_output_is_unavailable),
 		cmocka_unit_test(test_failed_program_is_unavailable),

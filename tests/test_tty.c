@@ -54,6 +54,7 @@ struct session {
 	char screen[16384];
 	size_t screen_len;
 	int decision;
+	char reason[256];               /* what decide() wrote into err */
 	long took_ms;
 	struct termios before, after;
 };
@@ -61,9 +62,9 @@ struct session {
 /* In the child: become a session leader with the pty slave as controlling
  * terminal (unless s->controlling is 0), decide, report the decision as
  * the exit status (decision + 10). */
-static void child(struct session *s, int master, int slave, int ready)
+static void child(struct session *s, int master, int slave, int ready, int why)
 {
-	char err[256];
+	char err[256] = "";
 	const char *kv[1];
 	size_t n = 0;
 	void *st;
@@ -103,6 +104,8 @@ static void child(struct session *s, int master, int slave, int ready)
 	}
 	d = tty->decide(st, &s->req, err, sizeof(err));
 	tty->close(st);
+	err[sizeof(err) - 1] = '\0';
+	(void)!write(why, err, strlen(err));
 	_exit(d + 10);
 }
 
@@ -124,8 +127,9 @@ static void drain(struct session *s, int master, int wait_ms)
 
 static void converse(struct session *s)
 {
-	int master, slave, ready[2], status;
+	int master, slave, ready[2], why[2], status;
 	long t0, deadline;
+	ssize_t got;
 	pid_t pid;
 	char c;
 
@@ -142,12 +146,16 @@ static void converse(struct session *s)
 		assert_int_equal(poll(&pfd, 1, 5000), 1);
 	}
 	assert_int_equal(pipe(ready), 0);
+	assert_int_equal(pipe(why), 0);
 	t0 = now_ms();
 	pid = fork();
 	assert_true(pid >= 0);
-	if (pid == 0)
-		child(s, master, slave, ready[1]);
+	if (pid == 0) {
+		close(why[0]);
+		child(s, master, slave, ready[1], why[1]);
+	}
 	close(ready[1]);
+	close(why[1]);
 	assert_int_equal(read(ready[0], &c, 1), 1);
 	close(ready[0]);
 
@@ -185,6 +193,9 @@ static void converse(struct session *s)
 	if (!WIFEXITED(status))
 		fail_msg("the deciding child died: status %#x", status);
 	s->decision = WEXITSTATUS(status) - 10;
+	got = read(why[0], s->reason, sizeof(s->reason) - 1);
+	s->reason[got > 0 ? got : 0] = '\0';
+	close(why[0]);
 	if (slave >= 0) {
 		assert_int_equal(tcgetattr(slave, &s->after), 0);
 		close(slave);
@@ -213,6 +224,8 @@ static struct session *session_new(const char *input)
 	return s;
 }
 
+static char last_reason[256];
+
 static int answer(const char *input)
 {
 	struct session *s = session_new(input);
@@ -221,6 +234,7 @@ static int answer(const char *input)
 	converse(s);
 	assert_terminal_restored(s);
 	d = s->decision;
+	snprintf(last_reason, sizeof(last_reason), "%s", s->reason);
 	free(s);
 	return d;
 }
@@ -247,10 +261,15 @@ static void test_prompt_shows_the_request(void **unused)
 
 static void test_yes_allows_once_and_no_rejects(void **unused)
 {
+	/* Each with its reason (ABI 1.1): the answer as typed. */
 	assert_int_equal(answer("y\r"), WARDEN_DECISION_ALLOWED_ONCE);
+	assert_string_equal(last_reason, "the user answered 'y'");
 	assert_int_equal(answer("YES\n"), WARDEN_DECISION_ALLOWED_ONCE);
+	assert_string_equal(last_reason, "the user answered 'YES'");
 	assert_int_equal(answer("n\r"), WARDEN_DECISION_REJECTED);
+	assert_string_equal(last_reason, "the user answered 'n'");
 	assert_int_equal(answer("No\r"), WARDEN_DECISION_REJECTED);
+	assert_string_equal(last_reason, "the user answered 'No'");
 	/* Anything else asks again; backspace edits the answer. */
 	assert_int_equal(answer("maybe\ryx\x7f\r"), WARDEN_DECISION_ALLOWED_ONCE);
 	assert_int_equal(answer("yy\rn\r"), WARDEN_DECISION_REJECTED);
@@ -261,12 +280,15 @@ static void test_ctrl_c_ctrl_d_and_hangup_cancel(void **unused)
 	struct session *s;
 
 	assert_int_equal(answer("\x03"), WARDEN_DECISION_CANCELLED);
+	assert_string_equal(last_reason, "the user pressed the interrupt key");
 	assert_int_equal(answer("y\x03"), WARDEN_DECISION_CANCELLED);
 	assert_int_equal(answer("\x04"), WARDEN_DECISION_CANCELLED);
+	assert_string_equal(last_reason, "the user ended the input");
 	s = session_new(NULL);
 	s->hangup = 1;
 	converse(s);
 	assert_int_equal(s->decision, WARDEN_DECISION_CANCELLED);
+	assert_string_equal(s->reason, "the terminal hung up");
 	free(s);
 }
 
@@ -289,6 +311,7 @@ static void timeout_gives(const char *on_timeout, int want, const char *shown)
 	s->timeout_ms = 300;
 	converse(s);
 	assert_int_equal(s->decision, want);
+	assert_non_null(strstr(s->reason, "no answer within 270 ms (on_timeout = "));
 	/* A tenth early: it answers before the host's own timeout. */
 	assert_true(s->took_ms >= 270 && s->took_ms < 5000);
 	assert_non_null(strstr(s->screen, shown));

@@ -13,7 +13,8 @@
 # warden writes the request to stdin as one JSON object on one line and
 # reads one word from stdout: `allowed-once` for a tool named by --allow,
 # `rejected` for one named by --deny (deny wins), `next` for any other (the
-# next answerer decides).  A tool name that is not plain [A-Za-z0-9_.:-]
+# next answerer decides).  A second line is the decision's reason, which
+# warden records with it.  A tool name that is not plain [A-Za-z0-9_.:-]
 # (say, one written with JSON escapes, which this reader does not decode)
 # is `next` as well.  A usage error exits 64 and prints nothing on stdout:
 # warden then treats the request as unavailable.
@@ -57,9 +58,9 @@ case $tool in
 ''|*[!A-Za-z0-9_.:-]*) echo next; exit 0 ;;
 esac
 case $deny in
-*" $tool "*) echo rejected; exit 0 ;;
+*" $tool "*) printf 'rejected\ntool %s is denied (--deny %s)\n' "$tool" "$tool"; exit 0 ;;
 esac
 case $allow in
-*" $tool "*) echo allowed-once; exit 0 ;;
+*" $tool "*) printf 'allowed-once\ntool %s is allowed (--allow %s)\n' "$tool" "$tool"; exit 0 ;;
 esac
 echo next

@@ -12,7 +12,8 @@
  *
  * (absent optional fields are ""; `mode` is the sandbox mode an escalation
  * asks for).  The first line of its stdout is the answer: exactly
- * `allowed-once`, `rejected`, `cancelled` or `next` (reply.c).  Anything
+ * `allowed-once`, `rejected`, `cancelled` or `next` (reply.c); the second
+ * line, optional, is the decision's reason, recorded with it.  Anything
  * else — another word, an empty or overlong line, a NUL, more than 64 KiB
  * of output, a nonzero exit, death by a signal, a program that cannot be
  * run, or the deadline — is an error, and the request is unavailable.

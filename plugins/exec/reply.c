@@ -33,6 +33,25 @@ static void shown(const char *s, size_t n, char *buf, size_t size)
 	buf[max] = '\0';
 }
 
+/* The second line, the decision's reason: its bytes as the program wrote
+ * them (the host escapes what it records), up to a newline, a NUL or the
+ * end, cut to fit; "" when there is none. */
+static void reason_line(const char *s, size_t n, char *why, size_t whylen)
+{
+	const char *nl = memchr(s, '\n', n);
+	size_t take = nl != NULL ? (size_t)(nl - s) : n;
+	const char *nul = memchr(s, '\0', take);
+
+	if (whylen == 0)
+		return;
+	if (nul != NULL)
+		take = (size_t)(nul - s);
+	if (take > whylen - 1)
+		take = whylen - 1;
+	memcpy(why, s, take);
+	why[take] = '\0';
+}
+
 int exec_reply_parse(const char *out, size_t len, char *why, size_t whylen)
 {
 	char said[65];
@@ -57,8 +76,12 @@ int exec_reply_parse(const char *out, size_t len, char *why, size_t whylen)
 	}
 	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
 		if (strlen(words[i].word) == n &&
-		    memcmp(words[i].word, out, n) == 0)
+		    memcmp(words[i].word, out, n) == 0) {
+			reason_line(nl != NULL ? nl + 1 : out + len,
+			            (size_t)(out + len - (nl != NULL ? nl + 1 : out + len)),
+			            why, whylen);
 			return words[i].decision;
+		}
 	shown(out, n, said, sizeof(said));
 	WARDEN_PLUGIN_ERR(why, whylen, "it answered '%s%s' (allowed: "
 	                  "allowed-once, rejected, cancelled, next)", said,

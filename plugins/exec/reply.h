@@ -14,8 +14,10 @@
  * NUL-terminated; it may be cut short after the first line).  The first
  * line, up to the first '\n' or the end of out, must be exactly one of
  * `allowed-once`, `rejected`, `cancelled` or `next`.  Returns the
- * WARDEN_DECISION_* value, or WARDEN_DECISION_ERROR with a one-line
- * reason in why (always terminated when whylen > 0). */
+ * WARDEN_DECISION_* value with the decision's reason in why: the second
+ * line as written, up to its '\n', a NUL or the end, cut to whylen - 1
+ * bytes, "" when there is none; or WARDEN_DECISION_ERROR with a one-line
+ * printable reason in why.  why is always terminated when whylen > 0. */
 int exec_reply_parse(const char *out, size_t len, char *why, size_t whylen);
 
 #endif

@@ -11,8 +11,10 @@
  * sides are fnmatch(3) patterns without flags (so `*` also matches '/'),
  * and either may be `*`.  The entries are tried in file order and the
  * first whose TOOL pattern matches the request's tool and whose GLOB
- * matches its subject decides: allow → allowed-once, deny → rejected.
- * No match: delegate to the next answerer.  Any other key, an entry
+ * matches its subject decides: allow → allowed-once, deny → rejected,
+ * with the rule and where it is written as the reason ("deny = bash:rm
+ * -rf * (/etc/warden/warden.ini:12)").  No match: delegate to the next
+ * answerer.  Any other key, an entry
  * without ':' or with an empty side, or a pattern fnmatch rejects, is an
  * error naming its line.
  */
@@ -29,6 +31,7 @@ struct rule {
 	int allow;
 	char *tool;
 	char *glob;
+	char *where;    /* "KEY = VALUE (FILE:LINE)": the decision's reason */
 };
 
 struct rules {
@@ -46,6 +49,7 @@ static void rules_close(void *state)
 	for (i = 0; i < rs->n; i++) {
 		free(rs->r[i].tool);
 		free(rs->r[i].glob);
+		free(rs->r[i].where);
 	}
 	free(rs->r);
 	free(rs);
@@ -98,8 +102,11 @@ static void *rules_open(const struct warden_open_args *args, char *err,
 		r->allow = kv->key[0] == 'a';
 		r->tool = strndup(kv->value, (size_t)(colon - kv->value));
 		r->glob = strdup(colon + 1);
+		if (asprintf(&r->where, "%s = %s (%s:%u)", kv->key, kv->value,
+		             args->config_file, kv->line) < 0)
+			r->where = NULL;
 		rs->n++;
-		if (r->tool == NULL || r->glob == NULL) {
+		if (r->tool == NULL || r->glob == NULL || r->where == NULL) {
 			WARDEN_PLUGIN_ERR(err, errlen, "out of memory");
 			goto fail;
 		}
@@ -123,13 +130,15 @@ static int rules_decide(void *state, const struct warden_request *req,
 	const struct rules *rs = state;
 	size_t i;
 
-	(void)err;
-	(void)errlen;
-	for (i = 0; i < rs->n; i++)
+	for (i = 0; i < rs->n; i++) {
 		if (fnmatch(rs->r[i].tool, req->tool, 0) == 0 &&
-		    fnmatch(rs->r[i].glob, req->subject, 0) == 0)
+		    fnmatch(rs->r[i].glob, req->subject, 0) == 0) {
+			/* The reason: the rule that matched, and where. */
+			WARDEN_PLUGIN_ERR(err, errlen, "%s", rs->r[i].where);
 			return rs->r[i].allow ? WARDEN_DECISION_ALLOWED_ONCE
 			                      : WARDEN_DECISION_REJECTED;
+		}
+	}
 	return WARDEN_DECISION_DELEGATE;
 }
 

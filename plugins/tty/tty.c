@@ -27,6 +27,10 @@
  * on an empty line (Ctrl-D) and a hang-up cancel.  The terminal's settings
  * are restored on every path out of decide().
  *
+ * Every decision carries its reason (ABI 1.1): the person's answer as
+ * typed ("the user answered 'y'"), the key that cancelled, a hang-up, or
+ * the timeout and its on_timeout.
+ *
  * No controlling terminal (open fails with ENXIO or ENOENT), or a process
  * that is not in the terminal's foreground process group (reading would
  * stop it): the request goes to the next answerer.  Any other failure is an
@@ -64,6 +68,7 @@
 struct tty {
 	long timeout_ms;
 	int on_timeout;         /* enum warden_decision */
+	char on_timeout_word[16];
 };
 
 static void tty_close(void *state)
@@ -82,6 +87,7 @@ static void *tty_open(const struct warden_open_args *args, char *err,
 		return NULL;
 	}
 	t->on_timeout = WARDEN_DECISION_REJECTED;
+	snprintf(t->on_timeout_word, sizeof(t->on_timeout_word), "rejected");
 	t->timeout_ms = WARDEN_OPEN_ARGS_HAS(args, timeout_ms)
 	                ? args->timeout_ms : 0;
 	t->timeout_ms -= t->timeout_ms / 10 < 500 ? t->timeout_ms / 10 : 500;
@@ -94,6 +100,8 @@ static void *tty_open(const struct warden_open_args *args, char *err,
 			                  "the section's own)", kv->line, kv->key);
 			goto fail;
 		}
+		snprintf(t->on_timeout_word, sizeof(t->on_timeout_word), "%.15s",
+		         kv->value);
 		if (strcmp(kv->value, "rejected") == 0)
 			t->on_timeout = WARDEN_DECISION_REJECTED;
 		else if (strcmp(kv->value, "cancelled") == 0)
@@ -312,26 +320,41 @@ static int read_answer(int fd, const struct tty *t, const struct termios *tio,
 		if (got < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		/* End of input or a hang-up: the person is gone. */
-		if (got == 0 || (got < 0 && errno == EIO))
+		if (got == 0 || (got < 0 && errno == EIO)) {
+			WARDEN_PLUGIN_ERR(err, errlen, "the terminal hung up");
 			return WARDEN_DECISION_CANCELLED;
+		}
 		if (got < 0) {
 			WARDEN_PLUGIN_ERR(err, errlen, "read /dev/tty: %s",
 			                  strerror(errno));
 			return WARDEN_DECISION_ERROR;
 		}
-		if (is_char(tio, VINTR, c, 0x03))
+		if (is_char(tio, VINTR, c, 0x03)) {
+			WARDEN_PLUGIN_ERR(err, errlen, "the user pressed the "
+			                  "interrupt key");
 			return WARDEN_DECISION_CANCELLED;
+		}
 		if (is_char(tio, VEOF, c, 0x04)) {
-			if (len == 0)
+			if (len == 0) {
+				WARDEN_PLUGIN_ERR(err, errlen, "the user ended the "
+				                  "input");
 				return WARDEN_DECISION_CANCELLED;
+			}
 			continue;
 		}
 		if (c == '\r' || c == '\n') {
 			line[len] = '\0';
-			if (word_is(line, "y", "yes"))
+			/* The answer as typed: printable ASCII, a short word. */
+			if (word_is(line, "y", "yes")) {
+				WARDEN_PLUGIN_ERR(err, errlen, "the user answered "
+				                  "'%s'", line);
 				return WARDEN_DECISION_ALLOWED_ONCE;
-			if (word_is(line, "n", "no"))
+			}
+			if (word_is(line, "n", "no")) {
+				WARDEN_PLUGIN_ERR(err, errlen, "the user answered "
+				                  "'%s'", line);
 				return WARDEN_DECISION_REJECTED;
+			}
 			len = 0;
 			if (put(fd, "\nanswer y or n: ") < 0)
 				goto write_failed;
@@ -409,8 +432,12 @@ static int tty_decide(void *state, const struct warden_request *req,
 		decision = WARDEN_DECISION_ERROR;
 	} else {
 		decision = read_answer(fd, t, &saved, err, errlen);
-		if (decision == 0)
+		if (decision == 0) {
+			WARDEN_PLUGIN_ERR(err, errlen, "no answer within %ld ms "
+			                  "(on_timeout = %s)", t->timeout_ms,
+			                  t->on_timeout_word);
 			decision = t->on_timeout;
+		}
 		(void)put(fd, said(decision));
 	}
 	/* EIO: the terminal hung up, and has no settings left to restore. */

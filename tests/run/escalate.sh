@@ -34,6 +34,11 @@ answerers hang "[answerer hang]
 plugin = zoo_decide_hang"
 answerers broken "[answerer boom]
 plugin = zoo_decide_error"
+answerers chain "[answerer rules]
+plugin = $RULES
+allow = read:*" "[answerer no]
+plugin = zoo_answerer
+decision = rejected"
 
 # session CONFIG: a fresh session in $T/ws, exported.
 session() {
@@ -56,7 +61,7 @@ wr allow run --json --escalate danger-full-access --justification 'publish the r
 	-c "echo escalated >'$T/outside/file'"
 expect "allowed-once runs it" 0 class=ok mode=danger-full-access mode_source=explicit backend=None
 [ "$(cat "$T/outside/file")" = escalated ] && ok "the write outside landed" || fail "the write outside did not land"
-err_has "says who allowed it" "^warden: run: escalation to danger-full-access allowed once \(answerer rules\)$"
+err_has "says who allowed it and why" "^warden: run: escalation to danger-full-access allowed once \(answerer rules: allow = bash:\*echo escalated\* \($T/allow.ini:[0-9]*\)\)$"
 "$PY" - "$(events allow approval/asked)" "$(events allow approval/decided)" "$T/outside/file" <<'PY' || fail "audit pair"
 import json, sys
 asked, decided = json.loads(sys.argv[1]), json.loads(sys.argv[2])
@@ -64,6 +69,8 @@ flat = json.dumps(asked)
 assert "bash" in flat and "echo escalated >'%s'" % sys.argv[3] in flat, asked
 assert "danger-full-access" in flat and "publish the report" in flat, asked
 assert decided["outcome"] == "allowed-once", decided
+assert decided["answerer"] == "rules" and decided["delegated"] == [], decided
+assert decided["reason"].startswith("allow = bash:*echo escalated* ("), decided
 assert asked["request_id"] == decided["request_id"], (asked, decided)
 print("ok: approval/asked carries tool, subject, mode and reason; approval/decided allowed-once")
 PY
@@ -72,6 +79,8 @@ import json, sys
 e = json.load(sys.stdin)
 assert e["mode"] == "danger-full-access" and e["mode_source"] == "explicit", e
 assert e["escalation"]["outcome"] == "allowed-once" and e["escalation"]["request_id"], e
+assert e["escalation"]["answerer"] == "rules", e
+assert e["escalation"]["reason"].startswith("allow = bash:*echo escalated* ("), e
 print("ok: the run event records the escalation")' || fail "run event"
 echo original >"$T/outside/file"
 wr allow run --json -c "echo again >'$T/outside/file'"
@@ -83,9 +92,29 @@ expect "the next run is back under the session's mode" 1 class=denied mode=read-
 wr allow run --escalate workspace-write --justification 'write the build' -- sh -c "echo escalated >'$T/ws/built'"
 expect "an argv escalation to workspace-write" 0
 [ -e "$T/ws/built" ] && ok "workspace-write was granted for it" || fail "no write in the workspace"
-wr allow run --escalate danger-full-access --justification x -c "rm -rf '$T/outside'"
-expect "the rules answerer's deny" 77
+wr allow run --json --escalate danger-full-access --justification x -c "rm -rf '$T/outside'"
+expect "the rules answerer's deny" 77 class=None started=False refused=escalation
 [ -e "$T/outside/file" ] && ok "nothing ran" || fail "the rejected command ran"
+err_has "the escalating caller is told the rule" "^warden: run: escalation to danger-full-access was not granted: the approval outcome is rejected: answerer rules: deny = bash:\*rm -rf\* \($T/allow.ini:[0-9]*\); nothing was run$"
+tail -n 1 "$T/out" | "$PY" -c '
+import json, sys
+e = json.load(sys.stdin)["escalation"]
+assert e["outcome"] == "rejected" and e["answerer"] == "rules", e
+assert e["reason"].startswith("deny = bash:*rm -rf* (") and e["delegated"] == [], e
+print("ok: run --json gives the deciding answerer and its reason")' || fail "run --json escalation reason"
+
+echo "---- the answerers that delegated are named, in order"
+session chain
+wr chain run --json --escalate danger-full-access --justification x -c "echo escalated >'$T/outside/file'"
+expect "a chain: rules delegates, the next one rejects" 77
+tail -n 1 "$T/out" | "$PY" -c '
+import json, sys
+e = json.load(sys.stdin)["escalation"]
+assert e["outcome"] == "rejected" and e["answerer"] == "no" and e["delegated"] == ["rules"], e
+assert e["reason"] is None, e
+print("ok: run --json names the delegating answerer")' || fail "run --json delegated"
+[ "$(events chain approval/decided | "$PY" -c 'import json,sys; print(json.load(sys.stdin)["delegated"])')" = "['rules']" ] &&
+	ok "approval/decided records who delegated" || fail "approval/decided delegated"
 
 echo "---- every other outcome: named, nothing runs"
 for c in reject cancel none; do

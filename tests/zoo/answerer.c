@@ -2,7 +2,10 @@
  * answerer.c — the zoo's valid answerer: the smallest plugin that loads.
  *
  * `decision = allowed-once|rejected|cancelled|delegate` (default delegate)
- * is its only key; any other key is refused with its line, as every
+ * is its main key; `reason = TEXT` (ABI 1.1) is what it gives with the
+ * decision, with C escapes decoded (\n \t \e \\ \xHH) so that a test can
+ * hand the host a reason with any byte in it, and `reason_repeat = N`
+ * repeats it N times.  Any other key is refused with its line, as every
  * plugin's open() must.
  */
 #include <stdio.h>
@@ -13,7 +16,33 @@
 
 struct zoo_answerer {
 	int decision;
+	char reason[4096];
 };
+
+static int hex(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+	     : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* Decodes the escapes of s into out (len bytes). */
+static void unescape(const char *s, char *out, size_t len)
+{
+	size_t n = 0;
+
+	while (*s && n + 1 < len) {
+		if (s[0] == '\\' && s[1] == 'n') { out[n++] = '\n'; s += 2; }
+		else if (s[0] == '\\' && s[1] == 't') { out[n++] = '\t'; s += 2; }
+		else if (s[0] == '\\' && s[1] == 'e') { out[n++] = 0x1b; s += 2; }
+		else if (s[0] == '\\' && s[1] == '\\') { out[n++] = '\\'; s += 2; }
+		else if (s[0] == '\\' && s[1] == 'x' && hex(s[2]) >= 0 && hex(s[3]) >= 0) {
+			out[n++] = (char)(hex(s[2]) * 16 + hex(s[3]));
+			s += 4;
+		} else
+			out[n++] = *s++;
+	}
+	out[n] = '\0';
+}
 
 static void *zoo_open(const struct warden_open_args *args, char *err, size_t errlen)
 {
@@ -33,9 +62,23 @@ static void *zoo_open(const struct warden_open_args *args, char *err, size_t err
 	}
 	z->decision = WARDEN_DECISION_DELEGATE;
 	for (i = 0; i < args->kv_count; i++) {
+		if (strcmp(args->kv[i].key, "reason") == 0) {
+			unescape(args->kv[i].value, z->reason, sizeof(z->reason));
+			continue;
+		}
+		if (strcmp(args->kv[i].key, "reason_repeat") == 0) {
+			char one[sizeof(z->reason)];
+			int k = atoi(args->kv[i].value);
+
+			snprintf(one, sizeof(one), "%s", z->reason);
+			while (--k > 0 && strlen(z->reason) + strlen(one) < sizeof(z->reason))
+				strcat(z->reason, one);
+			continue;
+		}
 		if (strcmp(args->kv[i].key, "decision") != 0) {
 			WARDEN_PLUGIN_ERR(err, errlen, "line %u: unknown key '%s' "
-			                  "(allowed: decision)", args->kv[i].line,
+			                  "(allowed: decision, reason, "
+			                  "reason_repeat)", args->kv[i].line,
 			                  args->kv[i].key);
 			free(z);
 			return NULL;
@@ -64,10 +107,12 @@ static void zoo_close(void *state)
 static int zoo_decide(void *state, const struct warden_request *req,
                       char *err, size_t errlen)
 {
+	const struct zoo_answerer *z = state;
+
 	(void)req;
-	(void)err;
-	(void)errlen;
-	return ((struct zoo_answerer *)state)->decision;
+	if (z->reason[0] != '\0')
+		WARDEN_PLUGIN_ERR(err, errlen, "%s", z->reason);
+	return z->decision;
 }
 
 WARDEN_PLUGIN_EXPORT const struct warden_plugin warden_plugin = {
