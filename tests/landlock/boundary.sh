@@ -4,10 +4,11 @@
 # config in both confining modes, as root: host IPC, file ioctls, and a
 # command that would outlive a killed warden.  Each case checks the host
 # afterwards (its IPC objects, the file's generation and ctime, what the
-# killed run could still print), not only exit codes.  The runner's
-# fallback without namespaces (what an unprivileged caller without user
-# namespaces gets) is reached by nesting: a confined process holds no
-# capability and may not make a user namespace.
+# killed run could still print), not only exit codes.  An unprivileged
+# caller (nobody, through setpriv) gets its namespaces from a user
+# namespace; the runner's fallback without namespaces (what a caller
+# without root or user namespaces gets) is reached by nesting: a confined
+# process holds no capability and may not make a user namespace.
 . "$top_srcdir/tests/run/lib.sh"
 
 ACT=$top_builddir/tests/landlock/ll-act
@@ -169,6 +170,45 @@ PY
 	(cd "$T/ws" && "$WARDEN" --config "$T/$c.ini" --session "$sid" run -- true) ||
 		fail "$c: the session cannot run after the killed run"
 done
+
+echo "---- an unprivileged caller: the namespaces come from a user namespace"
+as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+if [ "$(cat /proc/sys/user/max_user_namespaces)" -gt 0 ]; then
+	got=$(as_nobody "$RUNNER" --probe 2>&1)
+	case $got in
+	"abi="[3-9]" enforcement=full namespaces=yes") ok "probe as nobody: $got" ;;
+	*) fail "probe as nobody: '$got', want enforcement=full namespaces=yes" ;;
+	esac
+	k=$KEY
+	KEY=$((KEY + 1))
+	as_nobody "$RUNNER" -- "$ACT" ipc-create $k >"$T/out" 2>&1
+	[ "$(grep -c -e '^shmget: ok$' -e '^semget: ok$' -e '^msgget: ok$' "$T/out")" = 3 ] ||
+		fail "as nobody: ipc-create inside: $(tr '\n' ' ' <"$T/out")"
+	ipc_absent "as nobody" $k
+	s=$(( $$ % 90 + 10 ))
+	p="sleep 3.$s"
+	# setpriv execs the runner: $! is the runner.
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$RUNNER" -- sh -c "($p; echo orphan-$s) & setsid sh -c '$p; echo setsid-$s' &
+		echo started-$s; $p; echo marker-$s" >"$T/kill.out" 2>&1 </dev/null &
+	rpid=$!
+	i=0
+	while ! grep -q "started-$s" "$T/kill.out" && [ $i -lt 100 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	kill -KILL $rpid
+	wait $rpid
+	sleep 4
+	if grep -q -e "marker-$s" -e "orphan-$s" -e "setsid-$s" "$T/kill.out" ||
+		[ -n "$(leftovers "$p")" ]; then
+		fail "as nobody: something outlived the runner: $(tr '\n' ' ' <"$T/kill.out") $(leftovers "$p")"
+	else
+		ok "as nobody: SIGKILL of the runner leaves nothing (command, child, setsid)"
+	fi
+else
+	echo "NOTE: user.max_user_namespaces is 0 here: the unprivileged route"
+	echo "      is the fallback below"
+fi
 
 echo "---- without namespaces (nested: no capability, no user namespace)"
 nested=$("$RUNNER" -- "$RUNNER" --probe)
