@@ -405,6 +405,8 @@ struct run_ctx {
 	uint64_t start_seq;         /* the start event's seq, 0 when none */
 	int root_fd;                /* the checked root (O_PATH), or -1 */
 	int run_in_root;            /* the caller's directory is outside the root */
+	int prexec_failed;      /* the last spawn's runner failed before exec */
+	size_t quiet_skips;     /* skips already announced (a retry) */
 };
 
 /*
@@ -498,6 +500,11 @@ static int spawn_and_classify(struct run_ctx *x, struct warden_run_report *rep,
 	so.cwd_fd = x->run_in_root ? x->root_fd : 0;
 	so.timeout_ms = x->req->timeout_ms;
 	so.pipe_stdout = x->req->pipe_stdout;
+	/* A runner that fails before exec says nothing on stderr until the
+	 * host knows whether the run is retried (see run_flow). */
+	so.gate_token = cf != NULL && cf->evidence == WARDEN_EVIDENCE_EXEC_PIPE
+	                ? WARDEN_EXEC_PIPE_STARTED : NULL;
+	x->prexec_failed = 0;
 	sr = rep->spawn = calloc(1, sizeof(*rep->spawn));
 	if (sr == NULL)
 		return warden_error_set(err, WARDEN_EOS, "run: out of memory");
@@ -513,6 +520,7 @@ static int spawn_and_classify(struct run_ctx *x, struct warden_run_report *rep,
 		 * executed. */
 		rep->started = 0;
 		if (cf != NULL) {
+			x->prexec_failed = 1;
 			rep->cls = WARDEN_CLASS_SANDBOX_ERROR;
 			rep->status = WARDEN_RUN_SANDBOX_ERROR;
 			snprintf(rep->reason, sizeof(rep->reason),
@@ -546,6 +554,7 @@ static int spawn_and_classify(struct run_ctx *x, struct warden_run_report *rep,
 	run.stderr_len = sr->tail_len;
 	run.exec_evidence = exec;
 	warden_classify(&facts, &run, &cl);
+	x->prexec_failed = cf != NULL && exec == WARDEN_EXEC_NOT_HAPPENED;
 	rep->cls = cl.cls;
 	/* A runner that failed before exec never started the command. */
 	if (cl.cls == WARDEN_CLASS_SANDBOX_ERROR)
@@ -701,8 +710,9 @@ static int confine(struct run_ctx *x, const struct warden_resolved *res,
 	pol.session_id = rep->session;
 	pol.status_fd = STATUS_FD;
 	pol.root_fd = x->root_fd;
+	/* The run is the proof (WARDEN_CONFINE_FACTS): no probe first. */
 	r = warden_sandbox_confine_flags(x->c->sandbox, rep->argv, rep->argc, &pol,
-	                                 WARDEN_CONFINE_PASS_FDS |
+	                                 WARDEN_CONFINE_PASS_FDS | WARDEN_CONFINE_FACTS |
 	                                 (x->req->require_full || x->c->cfg->require_full
 	                                  ? WARDEN_CONFINE_REQUIRE_FULL : 0),
 	                                 &x->confined, err);
@@ -722,10 +732,83 @@ static int confine(struct run_ctx *x, const struct warden_resolved *res,
 	rep->n_skipped = x->confined->n_skipped;
 	x->confined->skipped = NULL;
 	x->confined->n_skipped = 0;
-	for (i = 0; i < rep->n_skipped && x->req->notice != NULL; i++) {
+	for (i = x->quiet_skips; i < rep->n_skipped && x->req->notice != NULL; i++) {
 		snprintf(line, sizeof(line), "backend %s was skipped: %s; %s confines the command",
 		         rep->skipped[i].backend, rep->skipped[i].reason, rep->backend);
 		x->req->notice(x->req->notice_arg, line);
+	}
+	return 0;
+}
+
+/* After a run whose runner failed before exec under a backend judged
+ * by its facts: disproves them, forgets the failed attempt (nothing
+ * ran) and confines again.  The attempt stays visible as a skip of that
+ * backend; the backends passed over before it are not announced twice. */
+static int retry_confined(struct run_ctx *x, const struct warden_resolved *res,
+                          struct warden_run_report *rep, struct warden_error *err)
+{
+	struct warden_skipped *old = rep->skipped, *all;
+	size_t n_old = rep->n_skipped, i;
+	char reason[600];
+	int r;
+
+	snprintf(reason, sizeof(reason),
+	         "its runner failed before exec (%.400s); judged again by a real probe",
+	         rep->reason);
+	if (warden_sandbox_disprove(x->c->sandbox, x->confined->backend,
+	                            x->confined->mode) < 0)
+		return warden_error_set(err, WARDEN_EINTERNAL,
+		                        "run: backend %s cannot be judged again",
+		                        x->confined->backend);
+	all = calloc(1, sizeof(*all));
+	if (all == NULL || (all->backend = strdup(x->confined->backend)) == NULL ||
+	    (all->reason = strdup(reason)) == NULL) {
+		warden_skipped_free(all, all != NULL ? 1 : 0);
+		return warden_error_set(err, WARDEN_EOS, "run: out of memory");
+	}
+	if (x->req->notice != NULL) {
+		char line[1024];
+
+		snprintf(line, sizeof(line), "backend %s: %s", all->backend, reason);
+		x->req->notice(x->req->notice_arg, line);
+	}
+	warden_skipped_free(old, n_old);
+	rep->skipped = NULL;
+	rep->n_skipped = 0;
+	free(rep->spawn);
+	rep->spawn = NULL;
+	rep->started = 0;
+	rep->exit_code = -1;
+	rep->signal = 0;
+	rep->cls = 0;
+	rep->status = 0;
+	rep->timed_out = 0;
+	rep->duration_ms = 0;
+	rep->reason[0] = '\0';
+	warden_confined_free(x->confined);
+	x->confined = NULL;
+	x->quiet_skips = n_old;
+	r = confine(x, res, rep, err);
+	x->quiet_skips = 0;
+	if (r < 0 || rep->refused != NULL) {
+		warden_skipped_free(all, 1);
+		return r;
+	}
+	/* The failed attempt first, then what this confinement passed over. */
+	{
+		struct warden_skipped *m = calloc(rep->n_skipped + 1, sizeof(*m));
+
+		if (m == NULL) {
+			warden_skipped_free(all, 1);
+			return warden_error_set(err, WARDEN_EOS, "run: out of memory");
+		}
+		m[0] = *all;
+		for (i = 0; i < rep->n_skipped; i++)
+			m[i + 1] = rep->skipped[i];
+		free(all);
+		free(rep->skipped);
+		rep->skipped = m;
+		rep->n_skipped++;
 	}
 	return 0;
 }
@@ -814,7 +897,27 @@ static int run_flow(struct run_ctx *x, struct warden_run_report *rep,
 	}
 
 	/* 6, 7. */
-	return spawn_and_classify(x, rep, err);
+	r = spawn_and_classify(x, rep, err);
+	while (r == 0 && x->prexec_failed && x->confined->proven_by_facts) {
+		/* The run was the proof, and it failed before exec: nothing
+		 * ran.  The backend is judged again by a real probe, and the
+		 * run goes on exactly as after a failed probe. */
+		if ((r = retry_confined(x, &res, rep, err)) < 0 || rep->refused != NULL)
+			return r;
+		r = spawn_and_classify(x, rep, err);
+	}
+	if (r == 0 && rep->spawn != NULL && rep->spawn->stderr_withheld > 0) {
+		/* Not retried: what the runner said is the caller's to see. */
+		const struct warden_spawn_result *sr = rep->spawn;
+		size_t n = sr->stderr_withheld < sr->tail_len ? sr->stderr_withheld
+		                                              : sr->tail_len;
+
+		fflush(stderr);
+		if (write(STDERR_FILENO, sr->tail + sr->tail_len - n, n) < 0) {
+			/* the report still says why */
+		}
+	}
+	return r;
 }
 
 int warden_consumer_run(struct warden_consumer *c,

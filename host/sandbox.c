@@ -34,6 +34,8 @@ _Static_assert(sizeof(struct warden_runner_rule) == WARDEN_RUNNER_RULE_SIZE_1_0,
 
 struct probe_cache {
 	int done;
+	int disproven;          /* facts only: a run judged by them failed
+	                           before exec (warden_sandbox_disprove) */
 	struct warden_probe probe;
 	/* From probe2 (v1.1): enum warden_enforcement of a restricted
 	 * network in this mode, 0 when the backend did not say. */
@@ -45,6 +47,7 @@ struct warden_sandbox {
 	struct warden_loaded *backends;
 	size_t n;
 	struct probe_cache *cache;  /* n * 2: [i * 2 + mode - 1] */
+	struct probe_cache *facts;  /* the same, judged by facts() */
 	int owned;                  /* backends were loaded by open() */
 	/* The caller's home directories ($HOME and the password entry's),
 	 * resolved once: workspace-write refuses them and their ancestors. */
@@ -466,7 +469,11 @@ int warden_sandbox_new(struct warden_loaded *backends, size_t n,
 {
 	struct warden_sandbox *svc = calloc(1, sizeof(*svc));
 
-	if (svc == NULL || (svc->cache = calloc(n * 2 + 1, sizeof(*svc->cache))) == NULL) {
+	if (svc == NULL || (svc->cache = calloc(n * 2 + 1, sizeof(*svc->cache))) == NULL ||
+	    (svc->facts = calloc(n * 2 + 1, sizeof(*svc->facts))) == NULL) {
+		if (svc != NULL)
+			free(svc->cache);
+	free(svc->facts);
 		free(svc);
 		return warden_error_set(err, WARDEN_EOS, "sandbox: out of memory");
 	}
@@ -564,20 +571,28 @@ static void unusable(struct warden_probe *p, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Calls probe2 when the backend has it (v1.1), else probe; fills got
- * (the answer in probe's terms) and pc's network facts. */
+static int has_facts(const struct warden_loaded *b)
+{
+	return b->status == WARDEN_LOAD_LOADED &&
+	       WARDEN_PLUGIN_HAS(&b->desc, facts) && b->desc.facts != NULL;
+}
+
+/* Calls probe2 when the backend has it (v1.1), else probe, or with
+ * use_facts its facts(); fills got (the answer in probe's terms) and
+ * pc's network facts. */
 static int call_probe(struct warden_loaded *b, int mode, struct warden_probe *got,
-                      struct probe_cache *pc)
+                      struct probe_cache *pc, int use_facts)
 {
 	struct warden_probe2 p2;
 	int rc;
 
 	memset(got, 0, sizeof(*got));
-	if (b->desc.probe2 == NULL)
+	if (b->desc.probe2 == NULL && !use_facts)
 		return b->desc.probe(b->state, mode, got);
 	memset(&p2, 0, sizeof(p2));
 	p2.struct_size = sizeof(p2);
-	rc = b->desc.probe2(b->state, mode, &p2);
+	rc = use_facts ? b->desc.facts(b->state, mode, &p2)
+	               : b->desc.probe2(b->state, mode, &p2);
 	got->usable = p2.usable;
 	got->enforcement = p2.enforcement;
 	got->privilege_dropped = p2.privilege_dropped;
@@ -594,7 +609,7 @@ static int call_probe(struct warden_loaded *b, int mode, struct warden_probe *go
 }
 
 static void run_probe(struct warden_loaded *b, int mode, struct warden_probe *p,
-                      struct probe_cache *pc)
+                      struct probe_cache *pc, int use_facts)
 {
 	struct warden_probe got;
 	int rc;
@@ -606,11 +621,12 @@ static void run_probe(struct warden_loaded *b, int mode, struct warden_probe *p,
 		         b->reason[0] ? b->reason : "not loaded");
 		return;
 	}
-	rc = call_probe(b, mode, &got, pc);
+	rc = call_probe(b, mode, &got, pc, use_facts);
 	got.detail[sizeof(got.detail) - 1] = '\0';
 	if (rc != 0) {
 		/* Fail closed: a probe that failed proves nothing. */
-		unusable(p, "probe failed: %s", got.detail[0] ? got.detail : "no reason given");
+		unusable(p, "%s failed: %s", use_facts ? "facts" : "probe",
+		         got.detail[0] ? got.detail : "no reason given");
 		return;
 	}
 	if (got.usable != 1) {
@@ -655,7 +671,7 @@ void warden_sandbox_probe(struct warden_sandbox *svc, size_t i, int mode,
 	pc = &svc->cache[i * 2 + (size_t)(mode - 1)];
 	if (!pc->done) {
 		memset(pc, 0, sizeof(*pc));
-		run_probe(&svc->backends[i], mode, &pc->probe, pc);
+		run_probe(&svc->backends[i], mode, &pc->probe, pc, 0);
 		if (!pc->probe.usable) {
 			pc->network_enforcement = 0;
 			pc->network_detail[0] = '\0';
@@ -663,6 +679,58 @@ void warden_sandbox_probe(struct warden_sandbox *svc, size_t i, int mode,
 		pc->done = 1;
 	}
 	*out = pc->probe;
+}
+
+/* Backend i judged for mode by its facts() when it has the op and no run
+ * disproved them (and no probe ran: a probe's answer is the better one),
+ * else by its probe.  *by_facts says which. */
+static void judge(struct warden_sandbox *svc, size_t i, int mode,
+                  struct warden_probe *out, int *by_facts)
+{
+	size_t k = i * 2 + (size_t)(mode - 1);
+	struct probe_cache *fc = &svc->facts[k];
+
+	*by_facts = 0;
+	if (fc->disproven || svc->cache[k].done || !has_facts(&svc->backends[i])) {
+		warden_sandbox_probe(svc, i, mode, out);
+		return;
+	}
+	if (!fc->done) {
+		memset(fc, 0, sizeof(*fc));
+		run_probe(&svc->backends[i], mode, &fc->probe, fc, 1);
+		if (!fc->probe.usable) {
+			fc->network_enforcement = 0;
+			fc->network_detail[0] = '\0';
+		}
+		fc->done = 1;
+	}
+	if (!fc->probe.usable) {
+		/* Facts never refuse for good: the probe decides. */
+		warden_sandbox_probe(svc, i, mode, out);
+		return;
+	}
+	*out = fc->probe;
+	*by_facts = 1;
+}
+
+int warden_sandbox_disprove(struct warden_sandbox *svc, const char *backend,
+                            int mode)
+{
+	struct probe_cache *fc;
+	size_t i;
+
+	if (mode != WARDEN_MODE_READ_ONLY && mode != WARDEN_MODE_WORKSPACE_WRITE)
+		return -1;
+	for (i = 0; i < svc->n; i++)
+		if (strcmp(backend_name(&svc->backends[i]), backend) == 0)
+			break;
+	if (i == svc->n)
+		return -1;
+	fc = &svc->facts[i * 2 + (size_t)(mode - 1)];
+	if (fc->disproven || !fc->done || !fc->probe.usable)
+		return -1;
+	fc->disproven = 1;
+	return 0;
 }
 
 int warden_sandbox_probe_network(struct warden_sandbox *svc, size_t i, int mode,
@@ -950,6 +1018,7 @@ static int confine(struct warden_sandbox *svc, const char *only,
 	struct warden_skipped *skipped = NULL;
 	size_t i, used = 0, tried = 0, n_skipped = 0;
 	int rc, any_usable = 0, require_full = (flags & WARDEN_CONFINE_REQUIRE_FULL) != 0;
+	int by_facts = 0;
 
 	*out = NULL;
 	rc = check_request(svc, argv, argc, policy, root, err);
@@ -979,7 +1048,10 @@ static int confine(struct warden_sandbox *svc, const char *only,
 		if (only != NULL && strcmp(name, only) != 0)
 			continue;
 		tried++;
-		warden_sandbox_probe(svc, i, pol.mode, &probe);
+		if (flags & WARDEN_CONFINE_FACTS)
+			judge(svc, i, pol.mode, &probe, &by_facts);
+		else
+			warden_sandbox_probe(svc, i, pol.mode, &probe);
 		if (!probe.usable) {
 			snprintf(why, sizeof(why), "%s", probe.detail);
 		} else {
@@ -993,6 +1065,7 @@ static int confine(struct warden_sandbox *svc, const char *only,
 				    (*out)->enforcement == WARDEN_ENFORCEMENT_FULL) {
 					(*out)->skipped = skipped;
 					(*out)->n_skipped = n_skipped;
+					(*out)->proven_by_facts = by_facts;
 					return 0;
 				}
 				snprintf(why, sizeof(why), "partial (%s), and require_full is set",

@@ -72,6 +72,9 @@ struct warden_confined {
 	size_t n_denial_signatures;
 	struct warden_runner_rule *runner_rules;
 	size_t n_runner_rules;
+	/* 1: judged by the backend's facts(), not a probe (see
+	 * WARDEN_CONFINE_FACTS): a runner failure before exec disproves it. */
+	int proven_by_facts;
 	/* The backends tried before this one, in config order. */
 	struct warden_skipped *skipped;
 	size_t n_skipped;
@@ -167,12 +170,27 @@ enum {
 	/* The caller spawns the argv itself and gives the process what
 	 * the backend hands over (held_fds): push_fd keeps descriptors. */
 	WARDEN_CONFINE_PASS_FDS = 2,
+	/* The run is the proof: a backend with a facts() op is judged by it
+	 * instead of a probe (a backend without one is probed), and the
+	 * confinement says so (proven_by_facts).  The caller must then read
+	 * the run's out-of-band evidence: when the runner failed before exec,
+	 * nothing ran; warden_sandbox_disprove() the backend and confine
+	 * again (it is then probed for real). */
+	WARDEN_CONFINE_FACTS = 4,
 };
 int warden_sandbox_confine_flags(struct warden_sandbox *svc,
                                  const char *const *argv, size_t argc,
                                  const struct warden_policy *policy, int flags,
                                  struct warden_confined **out,
                                  struct warden_error *err);
+
+/* After a run confined with WARDEN_CONFINE_FACTS by `backend` whose
+ * runner failed before exec: that backend's facts are disproven for the
+ * life of svc, and every later confine probes it for real.  Returns 0,
+ * or -1 when no backend has that name or it was not judged by facts
+ * (then a retry would change nothing). */
+int warden_sandbox_disprove(struct warden_sandbox *svc, const char *backend,
+                            int mode);
 
 /* The same with only the backend named `backend` (an instance name);
  * an unknown name is WARDEN_EUSAGE. */

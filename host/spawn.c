@@ -250,10 +250,32 @@ static void tail_add(struct warden_spawn_result *r, const char *p, size_t n)
 	r->tail_len += n;
 }
 
+/* The stderr gate (gate_token): shut until the status channel tells. */
+enum gate { GATE_NONE, GATE_SHUT, GATE_OPEN, GATE_FAILED };
+
+struct gate_state {
+	enum gate state;
+	size_t held;            /* bytes held back: the tail's last `held` */
+};
+
+/* Opens the gate: what was held is copied out (from the tail, which holds
+ * at least as much: a held byte is never dropped from it, see below). */
+static void gate_open(struct gate_state *g, struct warden_spawn_result *r,
+                      int *copy_ok)
+{
+	if (*copy_ok && g->held > 0 &&
+	    write_all(STDERR_FILENO, r->tail + r->tail_len - g->held, g->held) < 0)
+		*copy_ok = 0;
+	g->held = 0;
+	g->state = GATE_OPEN;
+	r->stderr_withheld = 0;
+}
+
 /* Reads what is there on the stderr pipe: copies it to our stderr (until
- * that fails: the run goes on without the copy) and into the tail.  On
- * EOF closes *fd. */
-static void pump_stderr(int *fd, struct warden_spawn_result *r, int *copy_ok)
+ * that fails: the run goes on without the copy) and into the tail; while
+ * the gate is shut, into the tail only.  On EOF closes *fd. */
+static void pump_stderr(int *fd, struct warden_spawn_result *r, int *copy_ok,
+                        struct gate_state *g)
 {
 	char buf[CHUNK];
 	ssize_t n;
@@ -265,9 +287,31 @@ static void pump_stderr(int *fd, struct warden_spawn_result *r, int *copy_ok)
 		close_fd(fd);
 		return;
 	}
-	if (*copy_ok && write_all(STDERR_FILENO, buf, (size_t)n) < 0)
+	if (g->state == GATE_SHUT && g->held + (size_t)n > sizeof(r->tail))
+		gate_open(g, r, copy_ok); /* more than a runner says: not held */
+	if (g->state == GATE_SHUT || g->state == GATE_FAILED) {
+		g->held += (size_t)n;
+		r->stderr_withheld += (size_t)n;
+		if (g->held > sizeof(r->tail))
+			g->held = sizeof(r->tail);
+	} else if (*copy_ok && write_all(STDERR_FILENO, buf, (size_t)n) < 0) {
 		*copy_ok = 0;
+	}
 	tail_add(r, buf, (size_t)n);
+}
+
+/* The status channel reached EOF: the gate opens when it carried exactly
+ * the token, else stays shut for good. */
+static void gate_decide(struct gate_state *g, const struct warden_spawn_opts *o,
+                        struct warden_spawn_result *r, int *copy_ok)
+{
+	if (g->state != GATE_SHUT)
+		return;
+	if (r->evidence_len == strlen(o->gate_token) &&
+	    memcmp(r->evidence, o->gate_token, r->evidence_len) == 0)
+		gate_open(g, r, copy_ok);
+	else
+		g->state = GATE_FAILED;
 }
 
 /* The same for stdout when it goes through a pipe: copied, and only its
@@ -520,6 +564,7 @@ int warden_spawn_run(const struct warden_spawn_opts *o,
                      struct warden_spawn_result *r, struct warden_error *err)
 {
 	struct candidates cand = { NULL, 0 };
+	struct gate_state gate = { GATE_NONE, 0 };
 	struct saved_state saved;
 	struct children before;
 	struct pollfd pfd[4];
@@ -547,6 +592,8 @@ int warden_spawn_run(const struct warden_spawn_opts *o,
 	if (signal_pipe[0] >= 0)
 		return warden_error_set(err, WARDEN_EINTERNAL,
 		                        "run: a run is already in progress");
+	if (o->gate_token != NULL && o->status_fd >= 0)
+		gate.state = GATE_SHUT;
 	if (candidates_resolve(o->argv[0], &cand) < 0) {
 		candidates_free(&cand);
 		return warden_error_set(err, WARDEN_EOS, "run: out of memory");
@@ -664,11 +711,14 @@ int warden_spawn_run(const struct warden_spawn_opts *o,
 			}
 		}
 		if (out_i >= 0 && pfd[out_i].revents)
-			pump_stderr(&out_p[0], r, &copy_ok);
+			pump_stderr(&out_p[0], r, &copy_ok, &gate);
 		if (so_i >= 0 && pfd[so_i].revents)
 			pump_stdout(&so_p[0], r, &so_copy_ok);
-		if (st_i >= 0 && pfd[st_i].revents)
+		if (st_i >= 0 && pfd[st_i].revents) {
 			pump_status(&st_p[0], r);
+			if (st_p[0] < 0)
+				gate_decide(&gate, o, r, &copy_ok);
+		}
 		t = now_ms();
 		if (deadline && !r->timed_out && t >= deadline) {
 			r->timed_out = 1;
@@ -692,12 +742,13 @@ int warden_spawn_run(const struct warden_spawn_opts *o,
 	kill(-pid, SIGKILL);
 	if (saved.subreaper_set)
 		sweep_descendants(&before);
-	while (out_p[0] >= 0)
-		pump_stderr(&out_p[0], r, &copy_ok);
-	while (so_p[0] >= 0)
-		pump_stdout(&so_p[0], r, &so_copy_ok);
 	while (st_p[0] >= 0)
 		pump_status(&st_p[0], r);
+	gate_decide(&gate, o, r, &copy_ok);
+	while (out_p[0] >= 0)
+		pump_stderr(&out_p[0], r, &copy_ok, &gate);
+	while (so_p[0] >= 0)
+		pump_stdout(&so_p[0], r, &so_copy_ok);
 	restore(&saved);
 
 out_fds:

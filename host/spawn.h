@@ -72,6 +72,14 @@ struct warden_spawn_opts {
 	long timeout_ms;          /* 0: no timeout */
 	long grace_ms;            /* SIGTERM to SIGKILL; 0: WARDEN_SPAWN_GRACE_MS */
 	int pipe_stdout;          /* 1: stdout through a pipe (see above) */
+	const char *gate_token;   /* NULL, or (with status_fd) the whole
+	                             message by which the status channel says
+	                             that exec happened: stderr is held back
+	                             until the channel reaches EOF, then copied
+	                             out if it carried exactly this, else kept
+	                             only in the tail (stderr_withheld): a
+	                             runner that failed before exec has
+	                             printed nothing yet */
 };
 
 /*
@@ -98,6 +106,9 @@ struct warden_spawn_result {
 	int stdout_last;          /* with pipe_stdout: its last byte, or 0 */
 	char evidence[WARDEN_SPAWN_EVIDENCE];
 	size_t evidence_len;
+	size_t stderr_withheld;   /* with gate_token: bytes of stderr never
+	                             copied out (the last of them are the
+	                             tail's); 0 once the gate opened */
 };
 
 /* Runs o->argv to completion.  Returns 0 with *r filled (also when exec

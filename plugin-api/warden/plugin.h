@@ -67,7 +67,9 @@
  *        warden_confine_out: push_fd, read_only_held, network_enforcement,
  *          network_detail, denial_message.
  *        warden_plugin: runner_rule_size, probe2 (struct warden_probe2,
- *          which adds network_enforcement and network_detail).
+ *          which adds network_enforcement and network_detail), facts
+ *          (the cheap judgement `warden run` confines on; the run is
+ *          the proof).
  *        decide(): err carries a one-line reason for every decision, not
  *          only for an error; the host records it.
  *        Macros: WARDEN_*_HAS, WARDEN_OPEN_ARGS_KV, WARDEN_KV_HAS,
@@ -82,7 +84,8 @@
  *   - the open args, policy and confine_out it gets end at their 1.0
  *     size: read timeout_ms, kv_size and the 1.1 policy fields, and write
  *     the 1.1 confine_out fields, only after their _HAS check;
- *   - probe2() is never called: a backend that may meet a 1.0 host fills
+ *   - probe2() and facts() are never called: a backend that may meet a
+ *     1.0 host fills
  *     probe too (a 1.0 host refuses a backend whose probe is NULL:
  *     `malformed`, "required op probe is NULL");
  *   - runner_rule_size is not read: the rules must be in the 1.0 layout,
@@ -543,6 +546,22 @@ struct warden_plugin {
 	 * enforcement).  Optional; when set, a v1.1 host calls it and never
 	 * probe.  Returns 0, or -1 when the probe itself failed. */
 	int (*probe2)(void *state, int mode, struct warden_probe2 *out);
+	/* Optional.  What a confine() for `mode` would give, from cheap
+	 * facts that are current in this process (a syscall, a stat of the
+	 * runner): runs nothing, never blocks, never answers from a result
+	 * stored by an earlier process.  Fills out like probe2.  The host
+	 * uses it where the run itself is the proof: `warden run` confines
+	 * after facts and spawns; when the runner then fails before exec
+	 * (the out-of-band evidence says the command never started) nothing
+	 * ran, and the host probes the backend for real and goes on exactly
+	 * as after a failed probe.  So facts may be optimistic about what
+	 * only a run can show (will the kernel let the runner set up?),
+	 * never about enforcement: `full` only when a run that reaches exec
+	 * is fully enforced.  A confine() after facts must work as after a
+	 * probe.  Needs a runner with out-of-band evidence; without facts,
+	 * the host always probes.  `warden plugins` and `warden confine`
+	 * always probe. */
+	int (*facts)(void *state, int mode, struct warden_probe2 *out);
 };
 
 /* Whether a descriptor (its struct_size) includes `field`: for the host,
@@ -598,7 +617,7 @@ struct warden_plugin {
 	  (uint32_t)WARDEN_PLUGIN_ANSWERER, (name_), (version_),           \
 	  (description_), (open_), (close_), (decide_),                    \
 	  NULL, NULL, NULL, 0, NULL, 0,                                    \
-	  (size_t)sizeof(struct warden_runner_rule), NULL }
+	  (size_t)sizeof(struct warden_runner_rule), NULL, NULL }
 
 #define WARDEN_PLUGIN_BACKEND_INIT(name_, version_, description_, open_,   \
                                    close_, probe_, probe2_, confine_,      \
@@ -610,7 +629,7 @@ struct warden_plugin {
 	  (description_), (open_), (close_), NULL, (probe_), (confine_),   \
 	  (denial_signatures_), (size_t)(n_denial_signatures_),            \
 	  (runner_rules_), (size_t)(n_runner_rules_),                      \
-	  (size_t)sizeof(struct warden_runner_rule), (probe2_) }
+	  (size_t)sizeof(struct warden_runner_rule), (probe2_), NULL }
 
 /* Convenience for plugins: copy a one-line message into err. */
 #define WARDEN_PLUGIN_ERR(err, errlen, ...)                                \

@@ -932,6 +932,77 @@ static int below(const char *rel, const char *anc)
 	return strncmp(rel, anc, n) == 0 && rel[n] == '/';
 }
 
+/* The first line of a /proc/sys file as a number, or -1. */
+static long sysctl_value(const char *path)
+{
+	char buf[32];
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return strtol(buf, NULL, 10);
+}
+
+/*
+ * facts(): what the probe would find at the richest level, from what is
+ * cheap and current: the binaries (checked as the probe checks them) and
+ * whether this kernel lets bwrap make a user namespace.  Whether bwrap
+ * then sets the sandbox up, only a run shows: when it fails before exec,
+ * the host probes for real, and the probe walks down the levels.
+ */
+static int bwrap_facts(void *state, int mode, struct warden_probe2 *out)
+{
+	struct bwrap *b = state;
+	long v;
+
+	if (mode != WARDEN_MODE_READ_ONLY && mode != WARDEN_MODE_WORKSPACE_WRITE) {
+		snprintf(out->detail, sizeof(out->detail), "unknown mode %d", mode);
+		return -1;
+	}
+	if (trusted_binary(b->path, out->detail, sizeof(out->detail),
+	                   "install bubblewrap or set path") < 0)
+		return 0;
+	b->use_launcher = trusted_binary(b->launcher, b->launcher_why,
+	                                 sizeof(b->launcher_why),
+	                                 "set launcher") == 0;
+	if (!b->use_launcher && b->launcher_set) {
+		snprintf(out->detail, sizeof(out->detail), "launcher %s", b->launcher_why);
+		return 0;
+	}
+	v = sysctl_value("/proc/sys/user/max_user_namespaces");
+	if (v == 0 || (geteuid() != 0 &&
+	               sysctl_value("/proc/sys/kernel/unprivileged_userns_clone") == 0)) {
+		/* Not the richest level: the probe finds which one works. */
+		snprintf(out->detail, sizeof(out->detail),
+		         "user namespaces are not available to bwrap here");
+		return 0;
+	}
+	b->level[mode - 1] = LEVEL_USERNS;
+	if (mode == WARDEN_MODE_WORKSPACE_WRITE)
+		b->pins = PIN_TMPFS | PIN_FD;
+	out->usable = 1;
+	out->privilege_dropped = 1;
+	out->enforcement = WARDEN_ENFORCEMENT_FULL;
+	snprintf(out->detail, sizeof(out->detail),
+	         "all capabilities dropped, user namespaces disabled inside");
+	if (!b->use_launcher) {
+		char more[256];
+
+		out->enforcement = WARDEN_ENFORCEMENT_PARTIAL;
+		snprintf(more, sizeof(more),
+		         "no launcher (%.100s): LD_PRELOAD and kin in the spawner's environment run code in bwrap; %.60s",
+		         b->launcher_why, out->detail);
+		snprintf(out->detail, sizeof(out->detail), "%s", more);
+	}
+	return 0;
+}
+
 /* ----------------------------------------------------------- confine */
 
 /* Is path equal to root or below it?  Both are resolved. */
@@ -1315,4 +1386,5 @@ WARDEN_PLUGIN_EXPORT const struct warden_plugin warden_plugin = {
 	.n_denial_signatures = 1,
 	.runner_rules = runner_rules,
 	.n_runner_rules = 2,
+	.facts = bwrap_facts,
 };

@@ -71,7 +71,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/landlock.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -92,6 +94,7 @@
 struct landlock {
 	char runner[PATH_MAX];
 	int probed;             /* 1 once RUNNER --probe ran */
+	int judged;             /* 1 once probe() or facts() set abi */
 	int abi;                /* its answer, when usable */
 	int abi_full;           /* 1: enforcement=full */
 	int namespaces;         /* 1: namespaces=yes */
@@ -260,6 +263,7 @@ static void probe_runner(struct landlock *l)
 	int status = 0, abi = 0;
 
 	l->probed = 1;
+	l->judged = 1;
 	l->abi = 0;
 	if (!runner_trusted(l->runner, l->why, sizeof(l->why)))
 		return;
@@ -350,6 +354,81 @@ static int landlock_probe(void *state, int mode, struct warden_probe *out)
 		snprintf(out->detail, sizeof(out->detail), "%s", l->why);
 		return 0;
 	}
+	out->usable = 1;
+	out->privilege_dropped = 1;
+	out->enforcement = mode_facts(l, mode, out->detail, sizeof(out->detail));
+	return 0;
+}
+
+/* The first line of a /proc/sys file as a number, or -1. */
+static long sysctl_value(const char *path)
+{
+	char buf[32];
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return strtol(buf, NULL, 10);
+}
+
+/*
+ * facts(): the probe's answer without running the runner.  The kernel's
+ * Landlock ABI is one syscall in this process; the runner is checked as
+ * the probe checks it; namespaces are assumed where the runner will try
+ * them (root, or unprivileged user namespaces enabled), and the runner
+ * then refuses to exec without them.  What only a run shows (the
+ * namespaces are made, the seccomp guard loads, the capabilities drop)
+ * the run itself proves: the runner reports on its status pipe and never
+ * execs when a step fails, and the host then probes for real.  Where the
+ * namespaces are unlikely, facts() leaves the answer to the probe.
+ */
+static int landlock_facts(void *state, int mode, struct warden_probe2 *out)
+{
+	struct landlock *l = state;
+	struct warden_probe p;
+	long v;
+	int rc;
+
+	if (mode != WARDEN_MODE_READ_ONLY && mode != WARDEN_MODE_WORKSPACE_WRITE) {
+		snprintf(out->detail, sizeof(out->detail), "unknown mode %d", mode);
+		return -1;
+	}
+	if (l->probed) {
+		/* A probe ran: its answer is the better one. */
+		rc = landlock_probe(state, mode, &p);
+		out->usable = p.usable;
+		out->enforcement = p.enforcement;
+		out->privilege_dropped = p.privilege_dropped;
+		memcpy(out->detail, p.detail, sizeof(out->detail));
+		return rc;
+	}
+	if (!runner_trusted(l->runner, out->detail, sizeof(out->detail)))
+		return 0;
+	if (geteuid() != 0 &&
+	    (sysctl_value("/proc/sys/user/max_user_namespaces") == 0 ||
+	     sysctl_value("/proc/sys/kernel/unprivileged_userns_clone") == 0)) {
+		snprintf(out->detail, sizeof(out->detail),
+		         "user namespaces look unavailable: the probe decides");
+		return 0;
+	}
+	v = syscall(__NR_landlock_create_ruleset, NULL, 0,
+	            LANDLOCK_CREATE_RULESET_VERSION);
+	if (v < 1) {
+		snprintf(out->detail, sizeof(out->detail),
+		         "landlock is not available on this kernel: %s",
+		         v < 0 ? strerror(errno) : "ABI 0");
+		return 0;
+	}
+	l->judged = 1;
+	l->abi = v > WARDEN_LANDLOCK_MAX_ABI ? WARDEN_LANDLOCK_MAX_ABI : (int)v;
+	l->abi_full = l->abi >= WARDEN_LANDLOCK_FULL_ABI;
+	l->namespaces = 1;
 	out->usable = 1;
 	out->privilege_dropped = 1;
 	out->enforcement = mode_facts(l, mode, out->detail, sizeof(out->detail));
@@ -460,7 +539,7 @@ static int landlock_confine(void *state, const char *const *argv, size_t argc,
 		                  policy->mode);
 		return -1;
 	}
-	if (!l->probed || l->abi == 0) {
+	if (!l->judged || l->abi == 0) {
 		WARDEN_PLUGIN_ERR(err, errlen, "landlock: not usable (probe first)");
 		return -1;
 	}
@@ -553,4 +632,5 @@ WARDEN_PLUGIN_EXPORT const struct warden_plugin warden_plugin = {
 	.n_denial_signatures = 1,
 	.runner_rules = runner_rules,
 	.n_runner_rules = 1,
+	.facts = landlock_facts,
 };

@@ -43,6 +43,10 @@
  * refuse (truncate needs ABI 3). */
 #define WARDEN_LANDLOCK_FULL_ABI 3
 
+/* The newest Landlock ABI the runner knows; a newer kernel is used at
+ * this one. */
+#define WARDEN_LANDLOCK_MAX_ABI 7
+
 /* `warden-landlock-run --probe` prints one line, e.g.
  *   abi=7 enforcement=full namespaces=yes
  * namespaces=yes: the runner can give the command IPC and PID namespaces

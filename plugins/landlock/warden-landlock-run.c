@@ -124,7 +124,7 @@ extern char **environ;
 #endif
 
 /* The highest Landlock ABI this runner knows how to use. */
-#define RUNNER_MAX_ABI 7
+#define RUNNER_MAX_ABI WARDEN_LANDLOCK_MAX_ABI
 
 /* struct landlock_ruleset_attr as of ABI 6; older kernels get a prefix. */
 struct ruleset_attr {

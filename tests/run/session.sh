@@ -73,22 +73,24 @@ expect "the plain form records too" 7
 	ok "exit 7 recorded" || fail "exit 7 not recorded"
 
 echo "---- --require-full: a partial backend is refused before anything runs"
-config partial read-only landlock-partial
+# Landlock's workspace-write is partial on every kernel (metadata outside
+# the root is not governed): a real partial backend.
+config partial workspace-write landlock
 id2=$("$WARDEN" --config "$T/partial.ini" session new --cwd "$T/proj" | tail -n 1)
 WARDEN_SESSION=$id2 wr partial run --json --require-full -c "touch '$T/proj/marker'"
 expect "--require-full with a partial backend" 77 class=None started=False refused=require-full
 [ ! -e "$T/proj/marker" ] && ok "nothing ran" || fail "the command ran"
 err_has "the refusal names the backend and what is partial" \
-	"^warden: run: refused: require_full is set and no backend enforces read-only fully \(landlock: .*truncate.*\); nothing was run$"
+	"^warden: run: refused: require_full is set and no backend enforces workspace-write fully \(landlock: .*metadata.*\); nothing was run$"
 [ "$(events "$id2" | tail -n 1 | "$PY" -c 'import json,sys; print(json.load(sys.stdin)["refused"])')" = require-full ] &&
 	ok "the refusal is recorded" || fail "the refusal is not recorded"
-EXTRA='require_full = yes' config partial-cfg read-only landlock-partial
+EXTRA='require_full = yes' config partial-cfg workspace-write landlock
 wr partial-cfg run -c "touch '$T/proj/marker'"
 expect "require_full = yes" 77
 [ ! -e "$T/proj/marker" ] && ok "nothing ran" || fail "the command ran"
 wr partial run --json -c true
 expect "without it, partial runs and says so" 0 enforcement=partial class=ok
-config partial-then-bwrap read-only landlock-partial bwrap
+config partial-then-bwrap workspace-write landlock bwrap
 wr partial-then-bwrap run --json --require-full -c true
 expect "--require-full takes the next backend that is full" 0 backend=bwrap enforcement=full
 wr partial-then-bwrap run --json -c true
