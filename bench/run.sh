@@ -84,5 +84,39 @@ done
 wc=$("$X" "$N" "$W" --config "$cb" plugins)
 row plugins-process us "report" "$wc" "$(echo "$bare" | cut -f1)"
 
+# A harness's point of view: a Python stdlib loop of 200 subprocess.run
+# calls (the way an agent harness calls its shell tool), per call, for
+# warden run (bwrap and landlock), the confined argv run directly, and a
+# plain `bash -c true`.  Median of 7 loops, in microseconds per call.
+if command -v python3 >/dev/null 2>&1; then
+	python3 - "$W" "$cb" "$cl" "$scratch/bwrap.argv" <<'PY'
+import statistics, subprocess, sys, time
+w, cb, cl, argv_file = sys.argv[1:5]
+direct = open(argv_file).read().splitlines()
+cases = [
+    ("harness-bash-c-true", ["bash", "-c", "true"]),
+    ("harness-confined-argv-bwrap", direct),
+    ("harness-warden-run-bwrap", [w, "--config", cb, "run", "--", "/bin/true"]),
+    ("harness-warden-run-landlock", [w, "--config", cl, "run", "--", "/bin/true"]),
+]
+res = {}
+for name, argv in cases:
+    rounds = []
+    for _ in range(7):
+        t = time.perf_counter()
+        for _ in range(200):
+            subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+        rounds.append((time.perf_counter() - t) / 200 * 1e6)
+    res[name] = (statistics.median(rounds), min(rounds), max(rounds))
+base = res["harness-bash-c-true"][0]
+direct_b = res["harness-confined-argv-bwrap"][0]
+for name, (m, lo, hi) in res.items():
+    b = direct_b if name == "harness-warden-run-bwrap" else base
+    print("%s\t%.1f\t%.1f\t%.1f\tus\t%.1f\t%.2f\t%s" % (name, m, lo, hi, b, m / b, "report"))
+PY
+else
+	echo "bench: python3 is not installed: the harness figures are not measured" >&2
+fi
+
 # --- in process --------------------------------------------------------
 "$top/bench/bench_host" "$top"
