@@ -51,14 +51,80 @@ static size_t count(const char *const *list)
 	return n;
 }
 
-int warden_env_name_matches(const char *name, const char *const *patterns,
-                            size_t n)
+static int fold(unsigned char c)
+{
+	return c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c;
+}
+
+/* Do the n bytes at a and b match, ASCII case folded? */
+static int same_folded(const char *a, const char *b, size_t n)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		if (fnmatch(patterns[i], name, FNM_CASEFOLD) == 0)
+		if (fold((unsigned char)a[i]) != fold((unsigned char)b[i]))
+			return 0;
+	return 1;
+}
+
+/*
+ * fnmatch(pattern, name, FNM_CASEFOLD) for the shapes every scrub pattern
+ * has in practice: a literal with a '*' at its start, its end, both or
+ * neither (prefix, suffix, substring, whole name).  Returns 1 or 0, or -1
+ * for any other pattern ('?', '[', '\\', a '*' inside, a byte outside
+ * ASCII), which fnmatch(3) then decides.  With no FNM_PATHNAME or
+ * FNM_PERIOD, '*' matches any bytes, and warden runs in the C locale,
+ * where FNM_CASEFOLD folds ASCII only: the same answers, without
+ * fnmatch's general machinery on every name of the environment.
+ */
+static int quick_match(const char *pattern, const char *name)
+{
+	size_t pl = strlen(pattern), nl, i, lo = 0, hi = pl;
+	int star_start, star_end;
+
+	for (i = 0; i < pl; i++) {
+		unsigned char c = (unsigned char)pattern[i];
+
+		if (c == '?' || c == '[' || c == '\\' || c >= 0x80 ||
+		    (c == '*' && i != 0 && i != pl - 1))
+			return -1;
+	}
+	star_start = pl > 0 && pattern[0] == '*';
+	star_end = pl > 1 && pattern[pl - 1] == '*';
+	if (star_start)
+		lo = 1;
+	if (star_end)
+		hi = pl - 1;
+	nl = strlen(name);
+	pl = hi - lo;          /* the literal part */
+	pattern += lo;
+	if (pl > nl)
+		return 0;
+	if (!star_start && !star_end)
+		return nl == pl && same_folded(pattern, name, pl);
+	if (!star_start)
+		return same_folded(pattern, name, pl);
+	if (!star_end)
+		return same_folded(pattern, name + nl - pl, pl);
+	for (i = 0; i + pl <= nl; i++)
+		if (same_folded(pattern, name + i, pl))
 			return 1;
+	return 0;
+}
+
+int warden_env_name_matches(const char *name, const char *const *patterns,
+                            size_t n)
+{
+	size_t i;
+	int m;
+
+	for (i = 0; i < n; i++) {
+		m = quick_match(patterns[i], name);
+		if (m < 0)
+			m = fnmatch(patterns[i], name, FNM_CASEFOLD) == 0;
+		if (m)
+			return 1;
+	}
 	return 0;
 }
 

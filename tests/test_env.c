@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -171,11 +172,70 @@ static void test_bad_run_keys_are_config_errors_naming_the_line(void **state)
 	warden_config_free(cfg);
 }
 
+/* The quick matcher answers exactly as fnmatch(3) with FNM_CASEFOLD, for
+ * every pattern shape (its own and the ones it hands to fnmatch), over
+ * random names and patterns from an alphabet of the troublesome bytes. */
+static void test_matching_is_fnmatch_exactly(void **state)
+{
+	static const char alpha[] = { 'a', 'A', 'k', 'K', '_', '*', '?', '.',
+	                              '/', '[', ']', '\\', (char)0xc3, 'z' };
+	unsigned seed = 12345;
+	char pat[8], name[10];
+	size_t i, j, pl, nl;
+
+	(void)state;
+	for (i = 0; i < 200000; i++) {
+		const char *one[1];
+
+		seed = seed * 1103515245u + 12345u;
+		pl = (seed >> 16) % 7;
+		for (j = 0; j < pl; j++) {
+			seed = seed * 1103515245u + 12345u;
+			pat[j] = alpha[(seed >> 16) % sizeof(alpha)];
+		}
+		pat[pl] = '\0';
+		seed = seed * 1103515245u + 12345u;
+		nl = (seed >> 16) % 9;
+		for (j = 0; j < nl; j++) {
+			seed = seed * 1103515245u + 12345u;
+			/* names: no '*' or '?' wildcards matter, but keep them */
+			name[j] = alpha[(seed >> 16) % sizeof(alpha)];
+		}
+		name[nl] = '\0';
+		one[0] = pat;
+		if (warden_env_name_matches(name, one, 1) !=
+		    (fnmatch(pat, name, FNM_CASEFOLD) == 0))
+			fail_msg("pattern '%s' name '%s': %d, fnmatch says %d", pat,
+			         name, warden_env_name_matches(name, one, 1),
+			         fnmatch(pat, name, FNM_CASEFOLD) == 0);
+	}
+	{
+		/* The shapes the defaults use, by hand. */
+		const char *sub[] = { "*token*" }, *suf[] = { "*_KEY" },
+		           *pre[] = { "aws_*" }, *lit[] = { "SSH_AUTH_SOCK" },
+		           *all[] = { "*" }, *none[] = { "" };
+
+		assert_true(warden_env_name_matches("MY_ToKeN_X", sub, 1));
+		assert_true(warden_env_name_matches("TOKEN", sub, 1));
+		assert_false(warden_env_name_matches("TOKE", sub, 1));
+		assert_true(warden_env_name_matches("deploy_key", suf, 1));
+		assert_false(warden_env_name_matches("_KEYS", suf, 1));
+		assert_true(warden_env_name_matches("AWS_X", pre, 1));
+		assert_false(warden_env_name_matches("XAWS_", pre, 1));
+		assert_true(warden_env_name_matches("ssh_auth_sock", lit, 1));
+		assert_false(warden_env_name_matches("SSH_AUTH_SOCKX", lit, 1));
+		assert_true(warden_env_name_matches("", all, 1));
+		assert_true(warden_env_name_matches("", none, 1));
+		assert_false(warden_env_name_matches("A", none, 1));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_default_patterns_scrub_credentials_case_insensitively),
 		cmocka_unit_test(test_ordinary_names_pass),
+		cmocka_unit_test(test_matching_is_fnmatch_exactly),
 		cmocka_unit_test(test_runner_environment_loses_loader_variables_only),
 		cmocka_unit_test(test_warden_own_names_never_reach_a_command),
 		cmocka_unit_test(test_configured_patterns_replace_the_default),
