@@ -473,7 +473,6 @@ int warden_sandbox_new(struct warden_loaded *backends, size_t n,
 	    (svc->facts = calloc(n * 2 + 1, sizeof(*svc->facts))) == NULL) {
 		if (svc != NULL)
 			free(svc->cache);
-	free(svc->facts);
 		free(svc);
 		return warden_error_set(err, WARDEN_EOS, "sandbox: out of memory");
 	}
@@ -520,6 +519,7 @@ void warden_sandbox_free(struct warden_sandbox *svc)
 		free(svc->backends);
 	}
 	free(svc->cache);
+	free(svc->facts);
 	free(svc);
 }
 
