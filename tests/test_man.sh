@@ -154,5 +154,39 @@ for b in bad:
 sys.exit(1 if bad else 0)
 PY
 
+# --- warden-plugin(7) HELPERS: every program installed in libexec_dir
+# --- has its section, with the usage the program itself gives, and keeps
+# --- the promises every helper shares: static (no dynamic loader), and a
+# --- bad call is one line "NAME: fatal: ...", exit 125, nothing on stdout.
+helpers=$(cat "$top_srcdir"/plugins/*/local.am | sed -n 's/^pkglibexec_PROGRAMS += //p')
+[ -n "$helpers" ] || bad "no pkglibexec_PROGRAMS found in plugins/*/local.am"
+sec=$(awk '/^\.SH HELPERS/ { on = 1; next } /^\.SH / { on = 0 } on' "$man7" | sed 's/\\-/-/g')
+for h in $helpers; do
+	name=${h##*/}
+	prog=$top_builddir/$h
+	printf '%s\n' "$sec" | grep -qx ".SS $name" ||
+		{ bad "warden-plugin(7) HELPERS has no section for $name"; continue; }
+	[ -x "$prog" ] || { bad "$prog is not built"; continue; }
+	if readelf -l "$prog" 2>/dev/null | grep -q INTERP; then
+		bad "$name is not static (it has a program interpreter), as HELPERS says"
+	fi
+	st=0
+	"$prog" >"$tmp/h.out" 2>"$tmp/h.err" </dev/null || st=$?
+	if [ "$st" -ne 125 ] || [ -s "$tmp/h.out" ] || [ "$(wc -l <"$tmp/h.err")" -ne 1 ] ||
+	   ! grep -q "^$name: fatal: " "$tmp/h.err"; then
+		bad "$name without arguments: exit $st, stdout '$(cat "$tmp/h.out")', stderr '$(cat "$tmp/h.err")'; HELPERS promises one fatal line and 125"
+	fi
+	# The synopsis: the usage the program prints, option by option.
+	usage=$(sed -n 's/.*usage: \([^|)]*\).*/\1/p' "$tmp/h.err")
+	[ -n "$usage" ] || { bad "$name prints no usage"; continue; }
+	for tok in $usage; do
+		case $tok in --*|\[--*)
+			t=$(printf '%s' "$tok" | tr -d '[]')
+			printf '%s\n' "$sec" | grep -q -- "$t" ||
+				bad "warden-plugin(7) HELPERS: $name's option $t is not documented";;
+		esac
+	done
+done
+
 [ "$fail" -eq 0 ] && echo "PASS: man pages render cleanly and match the code"
 exit "$fail"

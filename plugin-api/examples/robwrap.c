@@ -22,7 +22,10 @@
  * new ones, runs with no_new_privs (bubblewrap always sets it) and in a
  * new session (no TIOCSTI into the caller's terminal).  That is every file
  * effect read-only promises, so it reports `full`, and it says so only
- * after its probe has run exactly those flags for real.
+ * after its probe has proved it: it runs exactly those flags for real
+ * around a shell that tries to write into a file of the host, and claims
+ * the mode only when the shell ran, its write failed, and the file is
+ * still empty afterwards.  That bwrap accepts the flags proves nothing.
  *
  * What it does not do, it says: workspace-write is not offered (the probe
  * reports it unusable, and warden tries the next backend).  A template
@@ -96,15 +99,24 @@ fail:
 	return NULL;
 }
 
-/* Runs `BWRAP <ro_flags> -- BWRAP --version` and says whether it worked:
- * the only proof that this kernel and this bwrap give what we claim. */
+/* What the confined shell of the probe exits with. */
+#define PROBE_WROTE 10          /* its write went through */
+#define PROBE_REFUSED 11        /* its write was refused */
+
+/* Runs `BWRAP <ro_flags> -- /bin/sh -c 'try to write FILE'` on a fresh
+ * empty file of the host and says whether the write was refused: the
+ * only proof that this kernel and this bwrap give what we claim.  0 when
+ * proved, 1 when not (detail says why), -1 when the probe itself failed. */
 static int probe_ro(const struct robwrap *r, char *detail, size_t len)
 {
-	const char *argv[N_RO_FLAGS + 5];
+	static const char script[] =
+		"if printf robwrap 2>/dev/null >\"$1\"; then exit 10; fi; exit 11";
+	char file[] = "/tmp/robwrap-probe-XXXXXX";
+	const char *argv[N_RO_FLAGS + 9];
 	size_t n = 0, i;
 	struct stat st;
 	pid_t pid;
-	int status, fd;
+	int status, fd, rc;
 
 	if (stat(r->path, &st) < 0 || !S_ISREG(st.st_mode)) {
 		snprintf(detail, len, "no bwrap at %s (install bubblewrap, or set "
@@ -118,16 +130,31 @@ static int probe_ro(const struct robwrap *r, char *detail, size_t len)
 		         "another user: refused", r->path);
 		return 1;
 	}
+	if (access("/bin/sh", X_OK) < 0) {
+		snprintf(detail, len, "no /bin/sh to run the probe's write with");
+		return 1;
+	}
+	fd = mkstemp(file);
+	if (fd < 0) {
+		snprintf(detail, len, "probe: cannot make a file in /tmp: %s",
+		         strerror(errno));
+		return -1;
+	}
+	close(fd);
 	argv[n++] = r->path;
 	for (i = 0; i < N_RO_FLAGS; i++)
 		argv[n++] = ro_flags[i];
 	argv[n++] = "--";
-	argv[n++] = r->path;
-	argv[n++] = "--version";
+	argv[n++] = "/bin/sh";
+	argv[n++] = "-c";
+	argv[n++] = script;
+	argv[n++] = "sh";
+	argv[n++] = file;
 	argv[n] = NULL;
 
 	pid = fork();
 	if (pid < 0) {
+		unlink(file);
 		snprintf(detail, len, "probe: cannot fork");
 		return -1;
 	}
@@ -143,15 +170,31 @@ static int probe_ro(const struct robwrap *r, char *detail, size_t len)
 	}
 	while (waitpid(pid, &status, 0) < 0) {
 		if (errno != EINTR) {
+			unlink(file);
 			snprintf(detail, len, "probe: lost its child");
 			return -1;
 		}
 	}
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		return 0;
-	snprintf(detail, len, "%s refused the read-only flags (user namespaces "
-	         "or --cap-drop unavailable?)", r->path);
-	return 1;
+	rc = stat(file, &st);
+	unlink(file);
+	if (rc < 0) {
+		snprintf(detail, len, "probe: its file %s is gone", file);
+		return -1;
+	}
+	if (!WIFEXITED(status) ||
+	    (WEXITSTATUS(status) != PROBE_WROTE && WEXITSTATUS(status) != PROBE_REFUSED)) {
+		snprintf(detail, len, "%s did not run the probe with the read-only "
+		         "flags (user namespaces or --cap-drop unavailable?)",
+		         r->path);
+		return 1;
+	}
+	if (WEXITSTATUS(status) == PROBE_WROTE || st.st_size != 0) {
+		/* Never claim a boundary that let a write through. */
+		snprintf(detail, len, "a write to the host went through inside "
+		         "%s with the read-only flags: not read-only", r->path);
+		return 1;
+	}
+	return 0;
 }
 
 static int robwrap_probe(void *state, int mode, struct warden_probe *out)
