@@ -35,6 +35,7 @@
 
 #include "approval.h"
 #include "loader.h"
+#include "program.h"
 #include "session.h"
 #include "text.h"
 #include "worker.h"
@@ -283,16 +284,12 @@ struct call {
 	int pipe[2];
 	int decision;
 	char err[512];
-	struct warden_request req;
-	char *fields[8];
+	struct warden_request_copy copy;
 };
 
 static void call_free(struct call *c)
 {
-	size_t i;
-
-	for (i = 0; i < sizeof(c->fields) / sizeof(c->fields[0]); i++)
-		free(c->fields[i]);
+	warden_request_copy_free(&c->copy);
 	close(c->pipe[0]);
 	close(c->pipe[1]);
 	free(c);
@@ -303,7 +300,7 @@ static void *call_run(void *arg)
 	struct call *c = arg;
 	int expected = CALL_RUNNING;
 
-	c->decision = c->decide(c->ud, &c->req, c->err, sizeof(c->err));
+	c->decision = c->decide(c->ud, &c->copy.req, c->err, sizeof(c->err));
 	c->err[sizeof(c->err) - 1] = '\0';
 	if (atomic_compare_exchange_strong(&c->state, &expected, CALL_DONE)) {
 		while (write(c->pipe[1], "x", 1) < 0 && errno == EINTR)
@@ -314,28 +311,6 @@ static void *call_run(void *arg)
 		call_free(c);
 	}
 	return NULL;
-}
-
-static int call_copy(struct call *c, const struct warden_request *req)
-{
-	const char *f[8] = { req->session_id, req->request_id, req->tool,
-	                     req->subject, req->call_id, req->reason,
-	                     req->requested_mode, req->cwd };
-	size_t i;
-
-	for (i = 0; i < 8; i++)
-		if ((c->fields[i] = strdup(opt(f[i]))) == NULL)
-			return -1;
-	c->req.struct_size = sizeof(c->req);
-	c->req.session_id = c->fields[0];
-	c->req.request_id = c->fields[1];
-	c->req.tool = c->fields[2];
-	c->req.subject = c->fields[3];
-	c->req.call_id = c->fields[4];
-	c->req.reason = c->fields[5];
-	c->req.requested_mode = c->fields[6];
-	c->req.cwd = c->fields[7];
-	return 0;
 }
 
 /*
@@ -363,7 +338,7 @@ static int inproc_call(struct link *l, warden_approval_decide_fn fn, void *ud,
 	c->busy = &l->busy;
 	c->decide = fn;
 	c->ud = ud;
-	if (call_copy(c, req) < 0 || pipe2(c->pipe, O_CLOEXEC) < 0) {
+	if (warden_request_copy(&c->copy, req) < 0 || pipe2(c->pipe, O_CLOEXEC) < 0) {
 		call_free(c);
 		return WARDEN_WAIT_ERROR;
 	}
@@ -659,6 +634,46 @@ static int set_opt(json_t *o, const char *key, const char *v)
 	return j == NULL ? -1 : json_object_set_new(o, key, j);
 }
 
+static json_t *jlist(const char *const *list, size_t n)
+{
+	json_t *a = json_array(), *j;
+	size_t i;
+
+	for (i = 0; a != NULL && i < n; i++) {
+		j = jstr(list[i]);
+		if (j == NULL || json_array_append_new(a, j) < 0) {
+			json_decref(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+/* The command the request describes, as approval/asked records it. */
+static int set_command(json_t *o, const struct warden_approval_request *req)
+{
+	const struct warden_program *p = req->program;
+
+	if (req->argc > 0 &&
+	    json_object_set_new(o, "argv", jlist(req->argv, req->argc)) < 0)
+		return -1;
+	if (p == NULL)
+		return 0;
+	return set_opt(o, "cwd", p->dir) < 0 ||
+	       set_opt(o, "program", p->path) < 0 ||
+	       set_opt(o, "interpreter", p->interpreter) < 0 ||
+	       json_object_set_new(o, "program_writable",
+	                           json_boolean(p->writable)) < 0 ||
+	       json_object_set_new(o, "env_removed",
+	                           jlist((const char *const *)p->env_removed,
+	                                 p->n_env_removed)) < 0 ||
+	       json_object_set_new(o, "path_dropped",
+	                           jlist((const char *const *)p->path_dropped,
+	                                 p->n_path_dropped)) < 0 ||
+	       json_object_set_new(o, "path",
+	                           jstr(warden_program_path_value(p))) < 0 ? -1 : 0;
+}
+
 static int append_asked(struct warden_session *s, const char *id,
                         const struct warden_approval_request *req, int policy,
                         struct warden_error *err)
@@ -672,6 +687,7 @@ static int append_asked(struct warden_session *s, const char *id,
 	    set_opt(o, "call_id", req->call_id) < 0 ||
 	    set_opt(o, "reason", req->reason) < 0 ||
 	    set_opt(o, "requested_mode", req->requested_mode) < 0 ||
+	    set_command(o, req) < 0 ||
 	    set_opt(o, "policy", warden_policy_name(policy)) < 0) {
 		json_decref(o);
 		return warden_error_set(err, WARDEN_EOS, "approval: out of memory");
@@ -682,6 +698,7 @@ static int append_asked(struct warden_session *s, const char *id,
 }
 
 static int append_decided(struct warden_session *s,
+                          const struct warden_approval_request *req,
                           const struct warden_approval_result *r,
                           struct warden_error *err)
 {
@@ -692,6 +709,7 @@ static int append_decided(struct warden_session *s,
 	for (i = 0; !bad && i < r->n_delegated && i < WARDEN_APPROVAL_DELEGATED_MAX; i++)
 		bad = json_array_append_new(delegated, jstr(r->delegated[i])) < 0;
 	if (bad || set_opt(o, "request_id", r->request_id) < 0 ||
+	    set_opt(o, "call_id", req->call_id) < 0 ||
 	    set_opt(o, "outcome", warden_outcome_name(r->outcome)) < 0 ||
 	    set_opt(o, "answerer", r->answerer) < 0 ||
 	    set_opt(o, "reason", r->reason) < 0 ||
@@ -768,6 +786,7 @@ int warden_approval_ask(struct warden_approval *a, struct warden_session *s,
 	struct withdrawal wd;
 	struct tty_guard tty;
 	const struct warden_knobs *kn;
+	const struct warden_program *p;
 	long long deadline_at;
 	int policy, rc, sig;
 
@@ -797,6 +816,7 @@ int warden_approval_ask(struct warden_approval *a, struct warden_session *s,
 	} else {
 		memset(&wr, 0, sizeof(wr));
 		wr.struct_size = sizeof(wr);
+		wr.program = wr.interpreter = wr.path = "";
 		wr.session_id = warden_session_id(s);
 		wr.request_id = res.request_id;
 		wr.tool = req->tool;
@@ -805,6 +825,22 @@ int warden_approval_ask(struct warden_approval *a, struct warden_session *s,
 		wr.reason = opt(req->reason);
 		wr.requested_mode = opt(req->requested_mode);
 		wr.cwd = opt(warden_session_cwd(s));
+		if (req->argc > 0) {
+			wr.argv = req->argv;
+			wr.argc = req->argc;
+		}
+		if (req->program != NULL) {
+			p = req->program;
+			wr.cwd = p->dir;
+			wr.program = p->path;
+			wr.interpreter = p->interpreter;
+			wr.program_writable = p->writable;
+			wr.env_removed = (const char *const *)p->env_removed;
+			wr.n_env_removed = p->n_env_removed;
+			wr.path_dropped = (const char *const *)p->path_dropped;
+			wr.n_path_dropped = p->n_path_dropped;
+			wr.path = warden_program_path_value(p);
+		}
 		if (withdrawal_arm(&wd) < 0)
 			return warden_error_errno(err, WARDEN_EOS, errno,
 			                          "approval: pipe");
@@ -816,7 +852,7 @@ int warden_approval_ask(struct warden_approval *a, struct warden_session *s,
 			res.signal = sig;
 	}
 
-	if ((rc = append_decided(s, &res, err)) < 0)
+	if ((rc = append_decided(s, req, &res, err)) < 0)
 		return rc;
 	*out = res;
 	return 0;

@@ -31,9 +31,9 @@
  *     once; the answer that may still come is discarded (a worker is
  *     killed; an inproc answerer's call is abandoned and the instance
  *     stays unavailable until that call returns);
- *   - approval/decided (request_id, outcome, the deciding answerer, the
- *     reason, and the answerers that delegated before it, in order) is
- *     appended after; if it cannot be committed the request fails: no
+ *   - approval/decided (request_id, call_id, outcome, the deciding
+ *     answerer, the reason, and the answerers that delegated before it,
+ *     in order) is appended after; if it cannot be committed the request fails: no
  *     outcome is returned, the caller must refuse.
  *
  * Reasons.  An answerer may give a one-line reason with any decision (its
@@ -67,6 +67,7 @@
 
 struct warden_session;
 struct warden_approval;
+struct warden_program;
 
 /* What the caller asks.  Strings are borrowed for the call; optional ones
  * may be NULL or "". */
@@ -80,6 +81,14 @@ struct warden_approval_request {
 	                               be a mode name of DESIGN §1 */
 	long deadline_ms;           /* optional: > 0 withdraws the request
 	                               (`cancelled`) after this many ms */
+	/* optional: the command the request is about, as it will run
+	 * (DESIGN §3): its argv, and the directory, program and environment
+	 * host/program.h settled for it (borrowed).  The answerers get them
+	 * (plugin.h, v1.1) and approval/asked records them.  Without them the
+	 * request's cwd is the session's workspace root. */
+	const char *const *argv;
+	size_t argc;
+	const struct warden_program *program;
 };
 
 /* The longest answerer's reason kept (escaped, "..." included). */

@@ -2,8 +2,8 @@
  * cli_run.c — `warden run`, the sandboxed bash tool an agent calls
  * (DESIGN §2, §3, §8):
  *
- *   warden run [--json] [--timeout S] [--require-full]
- *              [--escalate MODE --justification TEXT]
+ *   warden run [--json] [--timeout S] [--require-full] [--cwd DIR]
+ *              [--call-id C] [--escalate MODE --justification TEXT]
  *              (-c 'COMMAND' | -- ARGV...)
  *
  * This file parses the options and prints; the run itself (resolve,
@@ -42,6 +42,8 @@ struct run_opts {
 	long timeout_ms;        /* 0: none */
 	int escalate;           /* requested mode, 0: none */
 	const char *justification;
+	const char *cwd;        /* --cwd */
+	const char *call_id;    /* --call-id */
 	const char *command;    /* -c */
 	char **argv;            /* -- ARGV... */
 	size_t argc;
@@ -51,6 +53,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 	        "usage: warden [--session ID] run [--json] [--timeout S] [--require-full]\n"
+	        "                  [--cwd DIR] [--call-id C]\n"
 	        "                  [--escalate MODE --justification TEXT]\n"
 	        "                  (-c 'COMMAND' | -- ARGV...)\n"
 	        "\n"
@@ -70,14 +73,26 @@ static void usage(FILE *f)
 	        "                      seconds (SIGTERM, then SIGKILL after 2 s)\n"
 	        "  --require-full      only a backend that enforces the mode fully;\n"
 	        "                      none: refuse (also require_full = yes)\n"
+	        "  --cwd DIR           run in DIR (default: the current directory when\n"
+	        "                      it lies inside the workspace root, else the root)\n"
+	        "  --call-id C         the caller's tool-call id, in the approval\n"
+	        "                      request and in the session's events\n"
 	        "  --escalate MODE     ask the approval service to run this command\n"
 	        "                      once under MODE (workspace-write or\n"
 	        "                      danger-full-access); needs --justification\n"
 	        "  --justification TEXT  why the escalation is needed (the reason\n"
 	        "                      the answerers see)\n"
+	        "                      An escalation shows the answerers the argv, the\n"
+	        "                      program's resolved path, the directory and the\n"
+	        "                      environment it will run with, and runs exactly\n"
+	        "                      that: the file opened before asking, without\n"
+	        "                      BASH_ENV, ENV, the loader's and other start-up\n"
+	        "                      variables, without PATH entries under the root\n"
 	        "  --help              this text\n"
 	        "\n"
-	        "The command's stdin, stdout and stderr are warden's; it gets no\n"
+	        "The command runs in --cwd DIR, else in the current directory when it\n"
+	        "lies inside the workspace root, else in the root.  Its stdin,\n"
+	        "stdout and stderr are warden's; it gets no\n"
 	        "other descriptor, runs in a process group of its own, and gets the\n"
 	        "environment minus the names [warden] scrub_env removes.  SIGINT,\n"
 	        "SIGTERM, SIGHUP and SIGQUIT are forwarded to the group.  With a\n"
@@ -125,13 +140,15 @@ static int parse_timeout(const char *s, long *ms)
 static int parse_opts(int argc, char **argv, struct run_opts *o, int *help)
 {
 	enum { OPT_JSON = 256, OPT_TIMEOUT, OPT_REQUIRE_FULL, OPT_ESCALATE,
-	       OPT_JUSTIFICATION };
+	       OPT_JUSTIFICATION, OPT_CWD, OPT_CALL_ID };
 	static const struct option longs[] = {
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "require-full", no_argument, NULL, OPT_REQUIRE_FULL },
 		{ "escalate", required_argument, NULL, OPT_ESCALATE },
 		{ "justification", required_argument, NULL, OPT_JUSTIFICATION },
+		{ "cwd", required_argument, NULL, OPT_CWD },
+		{ "call-id", required_argument, NULL, OPT_CALL_ID },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -163,6 +180,16 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, int *help)
 			break;
 		case OPT_JUSTIFICATION:
 			o->justification = optarg;
+			break;
+		case OPT_CWD:
+			if (optarg[0] == '\0')
+				return warden_cli_usage("run: --cwd needs a directory");
+			o->cwd = optarg;
+			break;
+		case OPT_CALL_ID:
+			if (optarg[0] == '\0')
+				return warden_cli_usage("run: --call-id needs the caller's tool-call id");
+			o->call_id = optarg;
 			break;
 		case 'c':
 			if (o->command != NULL)
@@ -280,6 +307,8 @@ int warden_cmd_run(struct warden_cli *cli, int argc, char **argv)
 	req.require_full = o.require_full;
 	req.escalate = o.escalate;
 	req.justification = o.justification;
+	req.cwd = o.cwd;
+	req.call_id = o.call_id;
 	req.pipe_stdout = o.json;
 	req.notice = print_notice;
 	if ((r = warden_consumer_new(cfg, &consumer, &err)) == 0)

@@ -42,6 +42,34 @@ const char *const warden_env_loader_names[] = {
 	NULL,
 };
 
+/* What makes a program's start-up run code or read files the command
+ * line does not show: the shells' start-up files and imported functions
+ * and options (bash, dash, ksh, zsh read ENV or BASH_ENV; SHELLOPTS with
+ * xtrace expands PS4), and the language runtimes' preloads and module
+ * paths (a sitecustomize.py, a -M module, a --require). */
+const char *const warden_env_startup_names[] = {
+	"BASH_ENV",
+	"ENV",
+	"BASH_FUNC_*",
+	"SHELLOPTS",
+	"BASHOPTS",
+	"PS4",
+	"PROMPT_COMMAND",
+	"PYTHONSTARTUP",
+	"PYTHONPATH",
+	"PYTHONHOME",
+	"PYTHONUSERBASE",
+	"PERL5OPT",
+	"PERL5LIB",
+	"PERLLIB",
+	"PERL5DB",
+	"RUBYOPT",
+	"RUBYLIB",
+	"NODE_OPTIONS",
+	"NODE_PATH",
+	NULL,
+};
+
 static size_t count(const char *const *list)
 {
 	size_t n = 0;
@@ -195,5 +223,106 @@ int warden_env_build(char *const *env, const char *const *patterns, size_t n,
 	}
 	list[kept] = NULL;
 	*out = list;
+	return 0;
+}
+
+/* The length of the name of "NAME=value", or 0 when it has no '=' or an
+ * empty name. */
+static size_t name_len(const char *entry)
+{
+	const char *eq = strchr(entry, '=');
+
+	return eq == NULL ? 0 : (size_t)(eq - entry);
+}
+
+static int same_name(const char *entry, const char *other)
+{
+	size_t n = name_len(other);
+
+	return n > 0 && name_len(entry) == n && memcmp(entry, other, n) == 0;
+}
+
+void warden_env_names_free(char **names, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+int warden_env_build_approved(char *const *env, const char *const *patterns,
+                              size_t n, const char *path_entry,
+                              const char *pwd_entry, char ***out,
+                              char ***removed, size_t *n_removed,
+                              struct warden_error *err)
+{
+	size_t total = 0, kept = 0, nrm = 0, i;
+	char **list, **rm, *name;
+	size_t len;
+	int startup;
+
+	*out = NULL;
+	*removed = NULL;
+	*n_removed = 0;
+	while (env != NULL && env[total] != NULL)
+		total++;
+	list = calloc(total + 3, sizeof(*list));
+	rm = calloc(total + 1, sizeof(*rm));
+	if (list == NULL || rm == NULL)
+		goto oom;
+	for (i = 0; i < total; i++) {
+		if ((len = name_len(env[i])) == 0)
+			continue;
+		/* The caller's PATH is replaced (or dropped). */
+		if (strncmp(env[i], "PATH=", 5) == 0)
+			continue;
+		if (pwd_entry != NULL && strncmp(env[i], "PWD=", 4) == 0)
+			continue;
+		if ((name = strndup(env[i], len)) == NULL)
+			goto oom;
+		startup = warden_env_name_matches(name, warden_env_loader_names,
+		                                  count(warden_env_loader_names)) ||
+		          warden_env_name_matches(name, warden_env_startup_names,
+		                                  count(warden_env_startup_names));
+		if (startup) {
+			rm[nrm++] = name;
+			continue;
+		}
+		if (!warden_env_name_matches(name, patterns, n))
+			list[kept++] = env[i];
+		free(name);
+	}
+	if (path_entry != NULL)
+		list[kept++] = (char *)path_entry;
+	if (pwd_entry != NULL)
+		list[kept++] = (char *)pwd_entry;
+	list[kept] = NULL;
+	*out = list;
+	*removed = rm;
+	*n_removed = nrm;
+	return 0;
+oom:
+	free(list);
+	warden_env_names_free(rm, nrm);
+	return warden_error_set(err, WARDEN_EOS, "environment: out of memory");
+}
+
+int warden_env_set(char ***envp, const char *entry, struct warden_error *err)
+{
+	char **list = *envp, **grown;
+	size_t i, k = 0;
+
+	for (i = 0; list[i] != NULL; i++)
+		if (!same_name(list[i], entry))
+			list[k++] = list[i];
+	grown = realloc(list, (k + 2) * sizeof(*grown));
+	if (grown == NULL) {
+		list[k] = NULL;
+		return warden_error_set(err, WARDEN_EOS, "environment: out of memory");
+	}
+	grown[k] = (char *)entry;
+	grown[k + 1] = NULL;
+	*envp = grown;
 	return 0;
 }

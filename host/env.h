@@ -28,8 +28,18 @@
  *                   unconfined run (danger-full-access) has no runner and
  *                   keeps them.
  *
- * Nothing else is touched: BASH_ENV, ENV and the like are the caller's
- * choice and act inside the boundary, like the command itself.
+ *   start-up names  for a command that runs because an approval allowed
+ *                   it (DESIGN §3: what the approver saw is exactly what
+ *                   runs), the loader names and every variable that makes a
+ *                   shell or a language runtime run code or load files
+ *                   chosen by the environment as the program starts
+ *                   (warden_env_startup_names: BASH_ENV, ENV, exported
+ *                   bash functions, PYTHONPATH, NODE_OPTIONS, ...) are
+ *                   removed too, and PATH is the one the approver was shown
+ *                   (host/program.h).
+ *
+ * Otherwise nothing is touched: BASH_ENV, ENV and the like are the
+ * caller's choice and act inside the boundary, like the command itself.
  */
 #ifndef WARDEN_ENV_H
 #define WARDEN_ENV_H
@@ -44,6 +54,10 @@ extern const char *const warden_env_scrub_default[];
 
 /* The names removed before a runner starts, NULL-terminated globs. */
 extern const char *const warden_env_loader_names[];
+
+/* The start-up names removed from an approved command, NULL-terminated
+ * globs (besides the loader names). */
+extern const char *const warden_env_startup_names[];
 
 /* 1 when `name` (no '=') matches one of the n patterns, case-insensitively. */
 int warden_env_name_matches(const char *name, const char *const *patterns,
@@ -68,5 +82,28 @@ int warden_env_patterns(const struct warden_config *cfg,
  */
 int warden_env_build(char *const *env, const char *const *patterns, size_t n,
                      int for_runner, char ***out, struct warden_error *err);
+
+/*
+ * The environment of an approved command: `env` without the names that
+ * match the n scrub patterns, the loader names and the start-up names;
+ * PATH is `path_entry` ("PATH=...", borrowed; NULL: no PATH at all) and
+ * PWD is `pwd_entry` ("PWD=...", borrowed, or NULL to leave PWD as it
+ * is).  *out points into env and the entries (free only the array).  The
+ * names removed as loader or start-up names (not the scrubbed ones), in
+ * environment order, go into a new array of new strings in *removed
+ * (free with warden_env_names_free).  0 or -WARDEN_EOS.
+ */
+int warden_env_build_approved(char *const *env, const char *const *patterns,
+                              size_t n, const char *path_entry,
+                              const char *pwd_entry, char ***out,
+                              char ***removed, size_t *n_removed,
+                              struct warden_error *err);
+
+void warden_env_names_free(char **names, size_t n);
+
+/* Sets `entry` ("NAME=value", borrowed) in the NULL-terminated array *envp
+ * (one from warden_env_build), replacing every entry of that name.
+ * 0 or -WARDEN_EOS. */
+int warden_env_set(char ***envp, const char *entry, struct warden_error *err);
 
 #endif

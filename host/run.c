@@ -21,6 +21,7 @@
 #include "classify.h"
 #include "env.h"
 #include "policy.h"
+#include "program.h"
 #include "run.h"
 #include "sandbox.h"
 #include "session.h"
@@ -64,6 +65,8 @@ void warden_consumer_free(struct warden_consumer *c)
 void warden_run_report_clear(struct warden_run_report *rep)
 {
 	free(rep->argv);
+	warden_env_names_free(rep->env_removed, rep->n_env_removed);
+	warden_env_names_free(rep->path_dropped, rep->n_path_dropped);
 	warden_skipped_free(rep->skipped, rep->n_skipped);
 	free(rep->spawn);
 	memset(rep, 0, sizeof(*rep));
@@ -71,9 +74,7 @@ void warden_run_report_clear(struct warden_run_report *rep)
 
 /* -------------------------------------------------------------- helpers */
 
-/* The approval subject of an argv: the words, shell-quoted where needed,
- * so that the answerer sees exactly what would run. */
-static char *argv_subject(const char *const *argv, size_t argc)
+char *warden_run_subject(const char *const *argv, size_t argc)
 {
 	static const char safe[] =
 		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
@@ -168,7 +169,9 @@ static int program_check(const char *name, int dirfd, char *why, size_t whylen)
  */
 static int ask_escalation(struct warden_consumer *c, struct warden_session *s,
                           int mode, const char *subject,
-                          const char *justification,
+                          const struct warden_run_request *run,
+                          const struct warden_run_report *rep,
+                          const struct warden_program *prog,
                           struct warden_approval_result *res,
                           struct warden_error *err)
 {
@@ -179,8 +182,12 @@ static int ask_escalation(struct warden_consumer *c, struct warden_session *s,
 	memset(res, 0, sizeof(*res));
 	req.tool = "bash";
 	req.subject = subject;
-	req.reason = justification;
+	req.call_id = run->call_id;
+	req.reason = run->justification;
 	req.requested_mode = warden_mode_name(mode);
+	req.argv = rep->argv;
+	req.argc = rep->argc;
+	req.program = prog;
 	if (c->approval == NULL &&
 	    (r = warden_approval_new(c->cfg, &c->approval, err)) < 0)
 		return r;
@@ -192,6 +199,16 @@ static int ask_escalation(struct warden_consumer *c, struct warden_session *s,
 static json_t *json_or_null(json_t *v)
 {
 	return v != NULL ? v : json_null();
+}
+
+static json_t *names_json(char **names, size_t n)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; a != NULL && i < n; i++)
+		json_array_append_new(a, json_or_null(warden_json_string_lossy(names[i])));
+	return json_or_null(a);
 }
 
 /* The report's fields, shared by the --json object and the event. */
@@ -219,6 +236,10 @@ json_t *warden_run_report_json(const struct warden_run_report *rep)
 	json_object_set_new(o, "timed_out", json_boolean(rep->timed_out));
 	json_object_set_new(o, "started", json_boolean(rep->started));
 	json_object_set_new(o, "argv", args);
+	json_object_set_new(o, "cwd", rep->dir[0] ? json_or_null(warden_json_string_lossy(rep->dir))
+	                                          : json_null());
+	json_object_set_new(o, "call_id", rep->call_id != NULL && rep->call_id[0]
+	                    ? json_or_null(warden_json_string_lossy(rep->call_id)) : json_null());
 	if (rep->escalated_mode) {
 		json_t *delegated = json_array();
 
@@ -227,7 +248,7 @@ json_t *warden_run_report_json(const struct warden_run_report *rep)
 			json_array_append_new(delegated, json_or_null(
 				warden_json_string_lossy(rep->escalation_delegated[i])));
 		json_object_set_new(o, "escalation",
-		                    json_pack("{s:s,s:o,s:o,s:o,s:o,s:o}",
+		                    json_pack("{s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:b,s:o,s:o}",
 		                              "mode", warden_mode_name(rep->escalated_mode),
 		                              "outcome", rep->escalation_outcome
 		                              ? json_string(warden_outcome_name(rep->escalation_outcome))
@@ -240,7 +261,15 @@ json_t *warden_run_report_json(const struct warden_run_report *rep)
 		                              "reason", rep->escalation_reason[0]
 		                              ? json_or_null(warden_json_string_lossy(rep->escalation_reason))
 		                              : json_null(),
-		                              "delegated", delegated));
+		                              "delegated", delegated,
+		                              "program", rep->program[0]
+		                              ? json_or_null(warden_json_string_lossy(rep->program))
+		                              : json_null(),
+		                              "program_writable", rep->program_writable,
+		                              "env_removed", names_json(rep->env_removed,
+		                                                        rep->n_env_removed),
+		                              "path_dropped", names_json(rep->path_dropped,
+		                                                         rep->n_path_dropped)));
 	}
 	if (rep->refused != NULL)
 		json_object_set_new(o, "refused", json_string(rep->refused));
@@ -401,18 +430,23 @@ struct run_ctx {
 	struct warden_session *session;
 	struct warden_confined *confined;
 	const char **patterns;
+	size_t n_patterns;
 	char **envp;
 	uint64_t start_seq;         /* the start event's seq, 0 when none */
 	int root_fd;                /* the checked root (O_PATH), or -1 */
-	int run_in_root;            /* the caller's directory is outside the root */
 	int prexec_failed;      /* the last spawn's runner failed before exec */
 	size_t quiet_skips;     /* skips already announced (a retry) */
+	char *pwd_entry;            /* "PWD=DIR" of an unapproved run */
+	struct warden_program prog; /* the directory; for an escalation, the
+	                               program and environment asked about */
+	int approved;               /* prog describes what runs */
 };
 
 /*
  * The start of a run, in the session's log before anything is spawned: a
  * sandbox/run event with "phase": "start" and what the run is about to be
- * (argv, mode and where it came from, root, backend, enforcement, the
+ * (argv, directory, call id, mode and where it came from, root, backend,
+ * enforcement, the
  * backends passed over, the escalation that allowed it, the timeout).  A
  * run killed with warden is then still in the log.  0, or a negative
  * status: nothing may run when its start cannot be recorded.
@@ -422,8 +456,8 @@ static int record_start(struct run_ctx *x, const struct warden_run_report *rep,
 {
 	json_t *full, *o;
 	static const char *const keep[] = {
-		"argv", "mode", "mode_source", "backend", "enforcement", "root",
-		"skipped", "escalation",
+		"argv", "cwd", "call_id", "mode", "mode_source", "backend",
+		"enforcement", "root", "skipped", "escalation",
 	};
 	size_t i;
 	int r;
@@ -469,6 +503,8 @@ static void ctx_free(struct run_ctx *x)
 	warden_session_close(x->session);
 	free(x->patterns);
 	free(x->envp);
+	free(x->pwd_entry);
+	warden_program_free(&x->prog);
 }
 
 /* Spawns argv (the command, or the confined replacement) and classifies. */
@@ -481,23 +517,43 @@ static int spawn_and_classify(struct run_ctx *x, struct warden_run_report *rep,
 	struct warden_run_facts run;
 	struct warden_classification cl;
 	struct warden_spawn_result *sr;
-	size_t n;
 	int exec = WARDEN_EXEC_UNKNOWN, r;
 	char why[256];
 
-	if ((r = warden_env_patterns(x->c->cfg, &x->patterns, &n, err)) < 0 ||
-	    (r = warden_env_build(environ, x->patterns, n, cf != NULL, &x->envp, err)) < 0)
-		return r;
 	memset(&so, 0, sizeof(so));
+	if (x->approved) {
+		/* What the answerer was shown: its environment, and without a
+		 * runner the very file it was shown, by descriptor. */
+		so.envp = x->prog.envp;
+		if (cf == NULL) {
+			so.exec_fd = x->prog.exec_fd;
+			so.exec_keep = x->prog.script;
+		}
+	} else {
+		/* Built afresh for a retry (the runner may differ). */
+		free(x->envp);
+		free(x->pwd_entry);
+		x->envp = NULL;
+		x->pwd_entry = NULL;
+		if ((r = warden_env_build(environ, x->patterns, x->n_patterns,
+		                          cf != NULL, &x->envp, err)) < 0)
+			return r;
+		x->pwd_entry = malloc(strlen(x->prog.dir) + 5);
+		if (x->pwd_entry == NULL)
+			return warden_error_set(err, WARDEN_EOS, "run: out of memory");
+		sprintf(x->pwd_entry, "PWD=%s", x->prog.dir);
+		if ((r = warden_env_set(&x->envp, x->pwd_entry, err)) < 0)
+			return r;
+		so.envp = x->envp;
+	}
 	so.argv = cf != NULL ? (const char *const *)cf->argv : rep->argv;
-	so.envp = x->envp;
 	so.status_fd = cf != NULL ? cf->status_fd : -1;
 	if (cf != NULL) {
 		so.pass_fds = cf->held_fds;
 		so.pass_at = cf->held_at;
 		so.n_pass = cf->n_held;
 	}
-	so.cwd_fd = x->run_in_root ? x->root_fd : 0;
+	so.cwd_fd = x->prog.dir_fd;
 	so.timeout_ms = x->req->timeout_ms;
 	so.pipe_stdout = x->req->pipe_stdout;
 	/* A runner that fails before exec says nothing on stderr until the
@@ -622,6 +678,38 @@ static int build_argv(struct run_ctx *x, struct warden_run_report *rep,
 	return 0;
 }
 
+/*
+ * Before an escalation is asked about: the environment and the program it
+ * would run (host/program.h), with the session's root as the writable
+ * root.  0 when described; a WARDEN_RUN_NOT_FOUND / _CANNOT_EXEC status
+ * with why; 0 with rep refused when it cannot run safely; or a negative
+ * status.
+ */
+static int describe(struct run_ctx *x, struct warden_run_report *rep,
+                    const char *root, char *why, size_t whylen,
+                    struct warden_error *err)
+{
+	const char *roots[1];
+	int r;
+
+	roots[0] = root;
+	r = warden_program_env(&x->prog, environ, x->patterns, x->n_patterns,
+	                       roots, 1, err);
+	if (r == 0)
+		r = warden_program_open(&x->prog, rep->argv[0], roots, 1, why,
+		                        whylen, err);
+	if (r == -WARDEN_EREFUSED) {
+		rep->status = WARDEN_EREFUSED;
+		rep->refused = "escalation";
+		snprintf(rep->reason, sizeof(rep->reason),
+		         "escalation to %s was not asked: %s",
+		         warden_mode_name(x->req->escalate), err->msg);
+		warden_error_clear(err);
+		return 0;
+	}
+	return r;
+}
+
 /* Step 3: fills rep and returns 1 when the escalation was allowed once, 0
  * when it was refused (rep says why), or a negative status. */
 static int escalate(struct run_ctx *x, struct warden_run_report *rep,
@@ -636,13 +724,22 @@ static int escalate(struct run_ctx *x, struct warden_run_report *rep,
 		return warden_error_set(err, WARDEN_EUSAGE,
 		                        "run: --escalate needs a session (--session ID or WARDEN_SESSION): the approval is recorded in its log");
 	subject = req->command != NULL ? strdup(req->command)
-	                               : argv_subject(rep->argv, rep->argc);
+	                               : warden_run_subject(rep->argv, rep->argc);
 	if (subject == NULL)
 		return warden_error_set(err, WARDEN_EOS, "run: out of memory");
-	r = ask_escalation(x->c, x->session, req->escalate, subject,
-	                   req->justification, &ares, err);
+	r = ask_escalation(x->c, x->session, req->escalate, subject, req, rep,
+	                   &x->prog, &ares, err);
 	free(subject);
 	rep->escalated_mode = req->escalate;
+	/* The report keeps what the answerer was shown. */
+	snprintf(rep->program, sizeof(rep->program), "%s", x->prog.path);
+	rep->program_writable = x->prog.writable;
+	rep->env_removed = x->prog.env_removed;
+	rep->n_env_removed = x->prog.n_env_removed;
+	rep->path_dropped = x->prog.path_dropped;
+	rep->n_path_dropped = x->prog.n_path_dropped;
+	x->prog.env_removed = x->prog.path_dropped = NULL;
+	x->prog.n_env_removed = x->prog.n_path_dropped = 0;
 	if (r < 0) {
 		/* No outcome: the request could not be asked or audited. */
 		rep->status = -r;
@@ -855,20 +952,24 @@ static int run_flow(struct run_ctx *x, struct warden_run_report *rep,
 	rep->mode = res.mode;
 	rep->mode_source = res.mode_source;
 	snprintf(rep->root, sizeof(rep->root), "%s", res.root);
+	rep->call_id = req->call_id;
 
 	/* The root as it was checked, held from here on: the backend binds
-	 * this directory, whatever the path leads to later.  The command
-	 * starts in the caller's directory when that lies inside the root,
-	 * else in the root. */
+	 * this directory, whatever the path leads to later. */
 	if ((r = warden_root_open(res.root, &x->root_fd, err)) < 0)
 		return r;
-	if (getcwd(rep->dir, sizeof(rep->dir)) == NULL || !under(rep->dir, res.root)) {
-		x->run_in_root = 1;
-		snprintf(rep->dir, sizeof(rep->dir), "%s", res.root);
-	}
-
-	r = program_check(rep->argv[0], x->run_in_root ? x->root_fd : AT_FDCWD,
-	                  why, sizeof(why));
+	/* The directory it runs in (host/program.h), and the program:
+	 * looked up as the run will, and for an escalation opened and
+	 * described. */
+	if ((r = warden_program_dir(&x->prog, req->cwd, res.root, x->root_fd,
+	                            err)) < 0 ||
+	    (r = warden_env_patterns(cfg, &x->patterns, &x->n_patterns, err)) < 0)
+		return r;
+	snprintf(rep->dir, sizeof(rep->dir), "%s", x->prog.dir);
+	r = req->escalate ? describe(x, rep, res.root, why, sizeof(why), err)
+	                  : program_check(rep->argv[0], x->prog.dir_fd, why, sizeof(why));
+	if (r < 0 || rep->refused != NULL)
+		return r;
 	if (r != 0) {
 		rep->status = r;
 		rep->refused = r == WARDEN_RUN_NOT_FOUND ? "not-found" : "cannot-execute";
@@ -880,6 +981,7 @@ static int run_flow(struct run_ctx *x, struct warden_run_report *rep,
 	if (req->escalate) {
 		if ((r = escalate(x, rep, err)) <= 0)
 			return r;
+		x->approved = 1;
 		/* 4. allowed once: the top of the resolution order. */
 		r = x->session != NULL
 			? warden_policy_resolve_session(cfg, x->session, req->escalate, &res, err)
@@ -931,6 +1033,7 @@ int warden_consumer_run(struct warden_consumer *c,
 	memset(rep, 0, sizeof(*rep));
 	memset(&x, 0, sizeof(x));
 	x.root_fd = -1;
+	warden_program_init(&x.prog);
 	x.c = c;
 	x.req = req;
 	if (req->escalate && req->escalate != WARDEN_SANDBOX_WORKSPACE_WRITE &&

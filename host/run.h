@@ -19,8 +19,9 @@
  *      must still resolve to exactly the recorded path), else the
  *      configured root.  The root is then opened and held (O_PATH, no
  *      symlink followed): the backend binds that descriptor, and the
- *      command starts in the caller's directory when that lies inside
- *      the root, else in the root.
+ *      command starts in the directory the request names (--cwd), else
+ *      in the caller's directory when that lies inside the root, else in
+ *      the root (host/program.h: opened, and entered by descriptor).
  *   5. danger-full-access: the argv is spawned as is, never confined.
  *      Otherwise the sandbox service confines it: no usable backend is
  *      SANDBOX_UNAVAILABLE (69); with require_full only a backend that
@@ -82,6 +83,10 @@ struct warden_run_request {
 	int require_full;           /* on top of the config's require_full */
 	int escalate;               /* enum warden_sandbox_mode asked for, 0: none */
 	const char *justification;  /* with escalate: why (the request's reason) */
+	const char *cwd;            /* NULL, or the directory to run in
+	                               (relative to the current one) */
+	const char *call_id;        /* NULL or the caller's tool-call id: in the
+	                               approval request and every event */
 	int pipe_stdout;            /* stdout through a pipe (spawn.h): the
 	                               report then knows whether the output
 	                               ended with a newline */
@@ -129,8 +134,17 @@ struct warden_run_report {
 	                               nothing started */
 	char root[PATH_MAX];        /* the workspace root it ran under, or "" */
 	char dir[PATH_MAX];         /* the directory the command starts in:
-	                               the caller's when inside the root, else
-	                               the root */
+	                               the request's, else the caller's when
+	                               inside the root, else the root */
+	const char *call_id;        /* the request's (borrowed), or NULL */
+	char program[PATH_MAX];     /* escalation: the file it asked about */
+	int program_writable;       /* escalation: that file lies under a
+	                               writable root */
+	char **env_removed;         /* escalation: the start-up and loader
+	                               variables removed (owned) */
+	size_t n_env_removed;
+	char **path_dropped;        /* escalation: the PATH entries dropped */
+	size_t n_path_dropped;
 	struct warden_skipped *skipped; /* backends passed over before the one
 	                               that confined it, in config order */
 	size_t n_skipped;
@@ -177,6 +191,11 @@ int warden_run_denied_path(const char *line, char out[PATH_MAX]);
 /* The same with relative paths taken from dir (absolute). */
 int warden_run_denied_path_in(const char *line, const char *dir,
                               char out[PATH_MAX]);
+
+/* The approval subject of an argv: the words, shell-quoted where needed,
+ * so that the answerer sees exactly what would run; a new string, or
+ * NULL when out of memory. */
+char *warden_run_subject(const char *const *argv, size_t argc);
 
 /* The mode an agent may ask for after a denial under `mode`. */
 int warden_run_next_mode(int mode);

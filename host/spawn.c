@@ -509,7 +509,7 @@ int warden_fds_place(const int *fds, const int *at, size_t n, int top)
 /* In the child, between fork and exec.  Only async-signal-safe calls. */
 static void child(const struct warden_spawn_opts *o,
                   const struct candidates *c, int err_w, int stdout_w,
-                  int stderr_w, int status_w, int top)
+                  int stderr_w, int status_w, int top, int exec_fd)
 {
 	struct sigaction sa;
 	sigset_t none;
@@ -552,6 +552,16 @@ static void child(const struct warden_spawn_opts *o,
 			goto fail;
 		}
 	}
+	if (exec_fd >= 0) {
+		/* What the caller opened, not what a path leads to now. */
+		if (o->exec_keep && fcntl(exec_fd, F_SETFD, 0) < 0) {
+			e = errno;
+			goto fail;
+		}
+		fexecve(exec_fd, (char *const *)o->argv, o->envp);
+		e = errno;
+		goto fail;
+	}
 	e = exec_candidates(c, (char *const *)o->argv, o->envp);
 fail:
 	if (write(err_w, &e, sizeof(e)) < 0) {
@@ -571,7 +581,7 @@ int warden_spawn_run(const struct warden_spawn_opts *o,
 	int out_i, st_i, so_i;
 	sigset_t handled;
 	int err_p[2] = { -1, -1 }, out_p[2] = { -1, -1 }, st_p[2] = { -1, -1 };
-	int so_p[2] = { -1, -1 };
+	int so_p[2] = { -1, -1 }, exec_fd = -1;
 	int floor, rc = 0, copy_ok = 1, so_copy_ok = 1, killed = 0, leader_done = 0;
 	int64_t start, deadline = 0, kill_at = 0, t, wait_ms;
 	long grace = o->grace_ms > 0 ? o->grace_ms : WARDEN_SPAWN_GRACE_MS;
@@ -619,6 +629,13 @@ int warden_spawn_run(const struct warden_spawn_opts *o,
 		                        "run: cannot create a pipe");
 		goto out_fds;
 	}
+	/* The file to execute sits above every number the child places. */
+	if (o->exec_fd > 2 &&
+	    (exec_fd = fcntl(o->exec_fd, F_DUPFD_CLOEXEC, floor)) < 0) {
+		rc = warden_error_errno(err, WARDEN_EOS, errno,
+		                        "run: cannot duplicate a descriptor");
+		goto out_fds;
+	}
 	fcntl(signal_pipe[0], F_SETFL, O_NONBLOCK);
 	fcntl(signal_pipe[1], F_SETFL, O_NONBLOCK);
 
@@ -640,7 +657,8 @@ int warden_spawn_run(const struct warden_spawn_opts *o,
 		goto out_fds;
 	}
 	if (pid == 0)
-		child(o, &cand, err_p[1], so_p[1], out_p[1], st_p[1], floor - 1);
+		child(o, &cand, err_p[1], so_p[1], out_p[1], st_p[1], floor - 1,
+		      exec_fd);
 
 	close_fd(&err_p[1]);
 	close_fd(&out_p[1]);
@@ -762,6 +780,7 @@ out_fds:
 	close_fd(&st_p[1]);
 	close_fd(&signal_pipe[0]);
 	close_fd(&signal_pipe[1]);
+	close_fd(&exec_fd);
 	candidates_free(&cand);
 	return rc;
 }

@@ -8,7 +8,9 @@
  *             are the current directory; default "/usr/local/bin:/usr/bin:
  *             /bin").  Never a shell: a file the kernel cannot execute
  *             (ENOEXEC) is an exec error, not a script for /bin/sh.  An
- *             exec error is reported in the result (nothing ran).
+ *             exec error is reported in the result (nothing ran).  With
+ *             exec_fd, no lookup: that descriptor is executed (fexecve),
+ *             argv[0] being only the name the program sees.
  *
  *   output    stdin and stdout are the caller's own descriptors.  stderr
  *             goes through a pipe: every byte is copied to the caller's
@@ -80,6 +82,11 @@ struct warden_spawn_opts {
 	                             only in the tail (stderr_withheld): a
 	                             runner that failed before exec has
 	                             printed nothing yet */
+	int exec_fd;              /* > 2: the file to execute (fexecve); 0:
+	                             argv[0] is looked up */
+	int exec_keep;            /* with exec_fd: it stays open in the
+	                             program (a script's interpreter reads it
+	                             as /dev/fd/N) */
 };
 
 /*

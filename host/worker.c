@@ -29,7 +29,6 @@
 #include "loader.h"
 #include "worker.h"
 
-#define N_FIELDS 8
 #define REASON_MAX 512
 
 struct warden_worker {
@@ -188,6 +187,132 @@ static int send_reply(int fd, char type, int32_t value, uint32_t seq,
 	return write_all(fd, frame, 4 + len);
 }
 
+/* ------------------------------------------------------------ requests */
+
+static const char *opt_str(const char *s)
+{
+	return s != NULL ? s : "";
+}
+
+/* The request's strings and lists in the order of worker.h. */
+static void req_fields(const struct warden_request *r,
+                       const char *str[WARDEN_REQUEST_NSTR],
+                       const char *const *list[WARDEN_REQUEST_NLIST],
+                       size_t n[WARDEN_REQUEST_NLIST], int *writable)
+{
+	int v11 = WARDEN_REQUEST_HAS(r, path);
+
+	str[0] = r->session_id;
+	str[1] = r->request_id;
+	str[2] = r->tool;
+	str[3] = r->subject;
+	str[4] = r->call_id;
+	str[5] = r->reason;
+	str[6] = r->requested_mode;
+	str[7] = r->cwd;
+	str[8] = v11 ? r->program : NULL;
+	str[9] = v11 ? r->interpreter : NULL;
+	str[10] = v11 ? r->path : NULL;
+	list[0] = v11 ? r->argv : NULL;
+	n[0] = v11 && r->argv != NULL ? r->argc : 0;
+	list[1] = v11 ? r->env_removed : NULL;
+	n[1] = v11 && r->env_removed != NULL ? r->n_env_removed : 0;
+	list[2] = v11 ? r->path_dropped : NULL;
+	n[2] = v11 && r->path_dropped != NULL ? r->n_path_dropped : 0;
+	*writable = v11 ? r->program_writable : 0;
+}
+
+/* Points c->req at c's fields. */
+static void req_assign(struct warden_request_copy *c, int writable)
+{
+	struct warden_request *r = &c->req;
+
+	memset(r, 0, sizeof(*r));
+	r->struct_size = sizeof(*r);
+	r->session_id = c->str[0];
+	r->request_id = c->str[1];
+	r->tool = c->str[2];
+	r->subject = c->str[3];
+	r->call_id = c->str[4];
+	r->reason = c->str[5];
+	r->requested_mode = c->str[6];
+	r->cwd = c->str[7];
+	r->program = c->str[8];
+	r->interpreter = c->str[9];
+	r->path = c->str[10];
+	r->argv = c->n[0] > 0 ? (const char *const *)c->list[0] : NULL;
+	r->argc = c->n[0];
+	r->env_removed = c->n[1] > 0 ? (const char *const *)c->list[1] : NULL;
+	r->n_env_removed = c->n[1];
+	r->path_dropped = c->n[2] > 0 ? (const char *const *)c->list[2] : NULL;
+	r->n_path_dropped = c->n[2];
+	r->program_writable = writable;
+}
+
+void warden_request_copy_free(struct warden_request_copy *c)
+{
+	size_t i, j;
+
+	for (i = 0; i < WARDEN_REQUEST_NSTR; i++)
+		free(c->str[i]);
+	for (i = 0; i < WARDEN_REQUEST_NLIST; i++) {
+		for (j = 0; c->list[i] != NULL && j < c->n[i]; j++)
+			free(c->list[i][j]);
+		free(c->list[i]);
+	}
+	memset(c, 0, sizeof(*c));
+}
+
+int warden_request_copy(struct warden_request_copy *c,
+                        const struct warden_request *req)
+{
+	const char *str[WARDEN_REQUEST_NSTR];
+	const char *const *list[WARDEN_REQUEST_NLIST];
+	size_t n[WARDEN_REQUEST_NLIST], i, j;
+	int writable;
+
+	memset(c, 0, sizeof(*c));
+	req_fields(req, str, list, n, &writable);
+	for (i = 0; i < WARDEN_REQUEST_NSTR; i++)
+		if ((c->str[i] = strdup(opt_str(str[i]))) == NULL)
+			return -1;
+	for (i = 0; i < WARDEN_REQUEST_NLIST; i++) {
+		if ((c->list[i] = calloc(n[i] + 1, sizeof(char *))) == NULL)
+			return -1;
+		for (j = 0; j < n[i]; j++) {
+			if ((c->list[i][j] = strdup(opt_str(list[i][j]))) == NULL)
+				return -1;
+			c->n[i] = j + 1;
+		}
+	}
+	req_assign(c, writable);
+	return 0;
+}
+
+/* Decodes a list: a count, then that many strings.  -1 on a bad frame. */
+static char *take_str(const char **p, const char *end);
+
+static int take_list(const char **p, const char *end, char ***out, size_t *n)
+{
+	uint32_t count, i;
+
+	if ((size_t)(end - *p) < 4)
+		return -1;
+	memcpy(&count, *p, 4);
+	*p += 4;
+	/* Each string takes at least its 4-byte length. */
+	if (count > (size_t)(end - *p) / 4)
+		return -1;
+	if ((*out = calloc((size_t)count + 1, sizeof(char *))) == NULL)
+		return -1;
+	for (i = 0; i < count; i++) {
+		if (((*out)[i] = take_str(p, end)) == NULL)
+			return -1;
+		*n = i + 1;
+	}
+	return 0;
+}
+
 /* ---------------------------------------------------------- the worker */
 
 static char *take_str(const char **p, const char *end)
@@ -212,11 +337,10 @@ static char *take_str(const char **p, const char *end)
 
 static void worker_serve(int fd, struct warden_loaded *lp)
 {
-	char *f[N_FIELDS];
+	struct warden_request_copy c;
 	char *frame, err[REASON_MAX];
 	const char *p, *end;
-	struct warden_request req;
-	uint32_t len, seq;
+	uint32_t len, seq, writable = 0;
 	int rc, decision, i, ok;
 
 	for (;;) {
@@ -232,32 +356,28 @@ static void worker_serve(int fd, struct warden_loaded *lp)
 		memcpy(&seq, frame + 1, 4);
 		p = frame + 5;
 		end = frame + len;
+		memset(&c, 0, sizeof(c));
+		writable = 0;
 		ok = 1;
-		for (i = 0; i < N_FIELDS; i++) {
-			f[i] = ok ? take_str(&p, end) : NULL;
-			ok = ok && f[i] != NULL;
+		for (i = 0; ok && i < WARDEN_REQUEST_NSTR; i++)
+			ok = (c.str[i] = take_str(&p, end)) != NULL;
+		for (i = 0; ok && i < WARDEN_REQUEST_NLIST; i++)
+			ok = take_list(&p, end, &c.list[i], &c.n[i]) == 0;
+		if (ok && (size_t)(end - p) == 4) {
+			memcpy(&writable, p, 4);
+			p += 4;
 		}
+		ok = ok && p == end && writable <= 1;
 		free(frame);
-		if (!ok || p != end) {
-			for (i = 0; i < N_FIELDS; i++)
-				free(f[i]);
+		if (!ok) {
+			warden_request_copy_free(&c);
 			return;
 		}
-		memset(&req, 0, sizeof(req));
-		req.struct_size = sizeof(req);
-		req.session_id = f[0];
-		req.request_id = f[1];
-		req.tool = f[2];
-		req.subject = f[3];
-		req.call_id = f[4];
-		req.reason = f[5];
-		req.requested_mode = f[6];
-		req.cwd = f[7];
+		req_assign(&c, (int)writable);
 		err[0] = '\0';
-		decision = lp->desc.decide(lp->state, &req, err, sizeof(err));
+		decision = lp->desc.decide(lp->state, &c.req, err, sizeof(err));
 		err[sizeof(err) - 1] = '\0';
-		for (i = 0; i < N_FIELDS; i++)
-			free(f[i]);
+		warden_request_copy_free(&c);
 		if (send_reply(fd, 'D', decision, seq, err) < 0)
 			return;
 	}
@@ -541,10 +661,12 @@ int warden_worker_decide(struct warden_worker *wk,
                          char *reason, size_t reasonlen)
 {
 	struct buf b = { NULL, 0, 0 };
-	const char *f[N_FIELDS];
+	const char *str[WARDEN_REQUEST_NSTR];
+	const char *const *list[WARDEN_REQUEST_NLIST];
+	size_t n[WARDEN_REQUEST_NLIST], j;
 	int32_t value;
 	uint32_t len;
-	int r, i, ok = 1;
+	int r, i, ok = 1, writable;
 
 	reason[0] = '\0';
 	/* A worker that died while idle (killed from outside, say) has cost
@@ -559,20 +681,19 @@ int warden_worker_decide(struct warden_worker *wk,
 		if (r != WARDEN_WORKER_ANSWERED)
 			return r;
 	}
-	f[0] = req->session_id;
-	f[1] = req->request_id;
-	f[2] = req->tool;
-	f[3] = req->subject;
-	f[4] = req->call_id;
-	f[5] = req->reason;
-	f[6] = req->requested_mode;
-	f[7] = req->cwd;
+	req_fields(req, str, list, n, &writable);
 	/* Never 0, the hello's. */
 	wk->seq = wk->seq == UINT32_MAX ? 1 : wk->seq + 1;
 	ok = buf_u32(&b, 0) == 0 && buf_put(&b, "R", 1) == 0 &&
 	     buf_u32(&b, wk->seq) == 0;
-	for (i = 0; ok && i < N_FIELDS; i++)
-		ok = buf_str(&b, f[i]) == 0;
+	for (i = 0; ok && i < WARDEN_REQUEST_NSTR; i++)
+		ok = buf_str(&b, str[i]) == 0;
+	for (i = 0; ok && i < WARDEN_REQUEST_NLIST; i++) {
+		ok = n[i] <= UINT32_MAX && buf_u32(&b, (uint32_t)n[i]) == 0;
+		for (j = 0; ok && j < n[i]; j++)
+			ok = buf_str(&b, list[i][j]) == 0;
+	}
+	ok = ok && buf_u32(&b, writable ? 1 : 0) == 0;
 	if (!ok || b.len - 4 > WARDEN_WORKER_FRAME_MAX) {
 		free(b.p);
 		return fail(wk, WARDEN_WORKER_FAILED, 0, reason, reasonlen,

@@ -16,7 +16,9 @@
  * the same program) and that many bytes of payload, bounded on both sides
  * (WARDEN_WORKER_FRAME_MAX towards the worker, WARDEN_WORKER_REPLY_MAX
  * back).  Payloads: host → worker 'R' + a 4-byte sequence number + the
- * eight request strings, each a 4-byte length and its bytes; worker →
+ * request's WARDEN_REQUEST_NSTR strings, each a 4-byte length and its
+ * bytes, then its WARDEN_REQUEST_NLIST lists, each a 4-byte count and that
+ * many strings, then program_writable as a 4-byte int; worker →
  * host 'H' (hello, once, after open; sequence 0) or 'D' (decision, with
  * the sequence of the request it answers), each + a 4-byte int + the
  * sequence + a 4-byte length and a one-line reason.  A frame that breaks
@@ -56,6 +58,27 @@ long long warden_now_ms(void);
 /* Waits until fd is ready for `events` (POLLIN / POLLOUT), a withdrawal,
  * or one of the deadlines.  A withdrawal outranks readiness. */
 int warden_wait_fd(int fd, short events, const struct warden_wait *w);
+
+/* A request and everything it points to, owned: what a worker decodes
+ * from a frame, and what an inproc call keeps while its thread may
+ * outlive the ask.  The strings, in order: session_id, request_id, tool,
+ * subject, call_id, reason, requested_mode, cwd, program, interpreter,
+ * path; the lists: argv, env_removed, path_dropped. */
+#define WARDEN_REQUEST_NSTR 11
+#define WARDEN_REQUEST_NLIST 3
+
+struct warden_request_copy {
+	struct warden_request req;  /* points into the fields below */
+	char *str[WARDEN_REQUEST_NSTR];
+	char **list[WARDEN_REQUEST_NLIST];  /* each NULL-terminated */
+	size_t n[WARDEN_REQUEST_NLIST];
+};
+
+/* A deep copy of req into c (absent fields become "" or empty lists).
+ * 0, or -1 when out of memory (free c either way). */
+int warden_request_copy(struct warden_request_copy *c,
+                        const struct warden_request *req);
+void warden_request_copy_free(struct warden_request_copy *c);
 
 struct warden_worker;
 

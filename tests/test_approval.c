@@ -845,7 +845,7 @@ static void test_every_request_has_a_matching_asked_decided_pair(void **state)
 
 static void test_asked_append_failure_refuses_without_asking(void **state)
 {
-	struct warden_approval_request req = { "bash", "ls", NULL, NULL, NULL, 0 };
+	struct warden_approval_request req = { .tool = "bash", .subject = "ls" };
 	struct warden_approval_result res;
 	struct warden_error err = { 0, "" };
 	struct probe p = { 0, WARDEN_DECISION_ALLOWED_ONCE, NULL };
@@ -864,7 +864,7 @@ static void test_asked_append_failure_refuses_without_asking(void **state)
 
 static void test_decided_append_failure_returns_no_decision(void **state)
 {
-	struct warden_approval_request req = { "bash", "ls", NULL, NULL, NULL, 0 };
+	struct warden_approval_request req = { .tool = "bash", .subject = "ls" };
 	struct warden_approval_result res;
 	struct warden_error err = { 0, "" };
 	struct probe p = { 0, WARDEN_DECISION_ALLOWED_ONCE, NULL };
@@ -884,7 +884,7 @@ static void test_decided_append_failure_returns_no_decision(void **state)
 
 static void test_bad_request_is_refused_and_writes_nothing(void **state)
 {
-	struct warden_approval_request req = { "bash", "ls", NULL, NULL, NULL, 0 };
+	struct warden_approval_request req = { .tool = "bash", .subject = "ls" };
 	struct warden_approval_result res;
 	struct warden_error err = { 0, "" };
 	struct fx f;
@@ -910,7 +910,7 @@ static void test_bad_request_is_refused_and_writes_nothing(void **state)
 
 static void test_rules_first_match_in_file_order_decides(void **state)
 {
-	struct warden_approval_request req = { "bash", NULL, NULL, NULL, NULL, 0 };
+	struct warden_approval_request req = { .tool = "bash" };
 	struct warden_approval_result res;
 	struct warden_error err = { 0, "" };
 	static const struct { const char *tool, *subject; int outcome; } c[] = {

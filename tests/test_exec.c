@@ -248,6 +248,9 @@ static void test_program_gets_the_request_as_one_json_line(void **unused)
 {
 	char err[512], body[PATH_MAX + 64], path[PATH_MAX + 16], line[4096];
 	struct warden_request r = answerer_request("bash", "echo \"hi\"\n\tthere");
+	static const char *const argv[] = { "bash", "-c", "echo \"hi\"\n\tthere", NULL };
+	static const char *const removed[] = { "BASH_ENV", "LD_PRELOAD" };
+	static const char *const dropped[] = { "/w/.venv/bin", "." };
 	json_error_t jerr;
 	json_t *o;
 	FILE *f;
@@ -255,6 +258,16 @@ static void test_program_gets_the_request_as_one_json_line(void **unused)
 	r.call_id = "c7";
 	r.reason = "why";
 	r.requested_mode = "danger-full-access";
+	r.argv = argv;
+	r.argc = 3;
+	r.program = "/usr/bin/bash";
+	r.interpreter = "";
+	r.program_writable = 1;
+	r.env_removed = removed;
+	r.n_env_removed = 2;
+	r.path_dropped = dropped;
+	r.n_path_dropped = 2;
+	r.path = "/usr/bin:/bin";
 	snprintf(path, sizeof(path), "%s/request.json", dir);
 	snprintf(body, sizeof(body), "cat >%s; echo next", path);
 	assert_int_equal(run_req(body, 5000, &r, err, sizeof(err)),
@@ -267,7 +280,7 @@ static void test_program_gets_the_request_as_one_json_line(void **unused)
 	assert_true(strlen(line) > 0 && line[strlen(line) - 1] == '\n');
 	o = json_loads(line, 0, &jerr);
 	assert_non_null(o);
-	assert_int_equal(json_object_size(o), 8);
+	assert_int_equal(json_object_size(o), 15);
 	assert_string_equal(json_string_value(json_object_get(o, "session")), "s1");
 	assert_string_equal(json_string_value(json_object_get(o, "request_id")), "r1");
 	assert_string_equal(json_string_value(json_object_get(o, "tool")), "bash");
@@ -278,6 +291,49 @@ static void test_program_gets_the_request_as_one_json_line(void **unused)
 	assert_string_equal(json_string_value(json_object_get(o, "mode")),
 	                    "danger-full-access");
 	assert_string_equal(json_string_value(json_object_get(o, "cwd")), "/w");
+	/* The command the request is about (v1.1). */
+	assert_int_equal(json_array_size(json_object_get(o, "argv")), 3);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(o, "argv"), 2)),
+	                    "echo \"hi\"\n\tthere");
+	assert_string_equal(json_string_value(json_object_get(o, "program")), "/usr/bin/bash");
+	assert_string_equal(json_string_value(json_object_get(o, "interpreter")), "");
+	assert_true(json_is_true(json_object_get(o, "program_writable")));
+	assert_string_equal(json_string_value(json_array_get(json_object_get(o, "env_removed"), 1)),
+	                    "LD_PRELOAD");
+	assert_int_equal(json_array_size(json_object_get(o, "path_dropped")), 2);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(o, "path_dropped"), 0)),
+	                    "/w/.venv/bin");
+	assert_string_equal(json_string_value(json_object_get(o, "path")), "/usr/bin:/bin");
+	json_decref(o);
+}
+
+/* A host of ABI 1.0 passes a shorter struct: the fields it does not have
+ * are never read, and the program gets them empty. */
+static void test_request_of_a_v10_host_has_empty_command_fields(void **unused)
+{
+	char err[512], body[PATH_MAX + 64], path[PATH_MAX + 16], line[4096];
+	struct warden_request r = answerer_request("bash", "ls");
+	json_t *o;
+	FILE *f;
+
+	(void)unused;
+	r.struct_size = offsetof(struct warden_request, cwd) + sizeof(r.cwd);
+	/* Garbage beyond the 1.0 size must not be read. */
+	r.argc = 99;
+	r.program = (const char *)1;
+	snprintf(path, sizeof(path), "%s/request10.json", dir);
+	snprintf(body, sizeof(body), "cat >%s; echo next", path);
+	assert_int_equal(run_req(body, 5000, &r, err, sizeof(err)),
+	                 WARDEN_DECISION_DELEGATE);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(line, sizeof(line), f));
+	fclose(f);
+	o = json_loads(line, 0, NULL);
+	assert_non_null(o);
+	assert_int_equal(json_array_size(json_object_get(o, "argv")), 0);
+	assert_string_equal(json_string_value(json_object_get(o, "program")), "");
+	assert_true(json_is_false(json_object_get(o, "program_writable")));
 	json_decref(o);
 }
 
@@ -537,6 +593,7 @@ int main(void)
 		cmocka_unit_test(test_deadline_kills_the_program),
 		cmocka_unit_test(test_background_child_holding_stdout_does_not_hold_the_answer),
 		cmocka_unit_test(test_program_gets_the_request_as_one_json_line),
+		cmocka_unit_test(test_request_of_a_v10_host_has_empty_command_fields),
 		cmocka_unit_test(test_program_gets_minimal_environment_and_only_fds_0_to_2),
 		cmocka_unit_test(test_program_that_ignores_a_large_request_still_answers),
 		cmocka_unit_test(test_request_that_is_not_utf8_is_unavailable),

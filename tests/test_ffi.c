@@ -134,6 +134,44 @@ static void test_zero_and_six_argument_functions(void **unused)
 	ffi->close(st);
 }
 
+/* The fields of a request about a command (v1.1), as text. */
+static void test_command_fields_are_passed_as_text(void **unused)
+{
+	static const char *const argv[] = { "bash", "-c", "git status; echo 'a b'", NULL };
+	static const char *const removed[] = { "BASH_ENV", "LD_PRELOAD" };
+	static const char *const dropped[] = { "/w/.venv/bin", "." };
+	const char *cmd[] = { libkv, "symbol=shape_command",
+	                      "args=argv program interpreter program_writable env_removed path_dropped",
+	                      "returns=int", "map=0:allowed-once 1:rejected" };
+	const char *path[] = { libkv, "symbol=shape_path", "args=path",
+	                       "returns=int", "map=0:allowed-once 1:rejected 2:next" };
+	struct warden_request r = answerer_request("bash", "git status; echo 'a b'");
+	char err[256];
+	void *st, *sp;
+
+	snprintf(libkv, sizeof(libkv), "library=%s", shapes);
+	st = answerer_open(ffi, NULL, 0, cmd, 5, err, sizeof(err));
+	assert_non_null(st);
+	sp = answerer_open(ffi, NULL, 0, path, 5, err, sizeof(err));
+	assert_non_null(sp);
+	/* A request about no command: empty text. */
+	assert_int_equal(ffi->decide(sp, &r, err, sizeof(err)), WARDEN_DECISION_DELEGATE);
+	assert_int_equal(ffi->decide(st, &r, err, sizeof(err)), WARDEN_DECISION_REJECTED);
+	r.argv = argv;
+	r.argc = 3;
+	r.program = "/usr/bin/bash";
+	r.program_writable = 1;
+	r.env_removed = removed;
+	r.n_env_removed = 2;
+	r.path_dropped = dropped;
+	r.n_path_dropped = 2;
+	r.path = "/usr/bin:/bin";
+	assert_int_equal(ffi->decide(st, &r, err, sizeof(err)), WARDEN_DECISION_ALLOWED_ONCE);
+	assert_int_equal(ffi->decide(sp, &r, err, sizeof(err)), WARDEN_DECISION_ALLOWED_ONCE);
+	ffi->close(st);
+	ffi->close(sp);
+}
+
 static void test_library_relative_to_the_config_directory(void **unused)
 {
 	const char *kv[] = { "library=legacy_policy.so", "symbol=legacy_check",
@@ -252,6 +290,7 @@ int main(void)
 		cmocka_unit_test(test_unmapped_return_value_is_unavailable),
 		cmocka_unit_test(test_map_repeated_lines_add_up),
 		cmocka_unit_test(test_zero_and_six_argument_functions),
+		cmocka_unit_test(test_command_fields_are_passed_as_text),
 		cmocka_unit_test(test_library_relative_to_the_config_directory),
 		cmocka_unit_test(test_signature_outside_the_supported_set_is_refused),
 		cmocka_unit_test(test_bad_map_is_refused),

@@ -134,7 +134,10 @@ static void test_valid_answerer_loads_opens_and_gets_its_keys(void **state)
 {
 	struct warden_config *cfg;
 	struct warden_loaded lp;
-	struct warden_request req = { sizeof(req), "", "r1", "bash", "ls", "", "", "", "" };
+	struct warden_request req = { .struct_size = sizeof(req), .session_id = "",
+	                              .request_id = "r1", .tool = "bash",
+	                              .subject = "ls", .call_id = "", .reason = "",
+	                              .requested_mode = "", .cwd = "" };
 	char want[PATH_MAX], reason[PATH_MAX], err[64];
 
 	(void)state;

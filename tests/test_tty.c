@@ -259,6 +259,68 @@ static void test_prompt_shows_the_request(void **unused)
 	free(s);
 }
 
+/* A request about a command (v1.1): what will run, exactly. */
+static void test_prompt_shows_the_command_that_will_run(void **unused)
+{
+	static const char *const argv[] = { "bash", "-c", "git status; echo 'a b'", NULL };
+	static const char *const removed[] = { "BASH_ENV", "LD_PRELOAD" };
+	static const char *const dropped[] = { "/w/.venv/bin", "" };
+	struct session *s = session_new("n\r");
+
+	s->req.argv = argv;
+	s->req.argc = 3;
+	s->req.program = "/usr/bin/bash";
+	s->req.env_removed = removed;
+	s->req.n_env_removed = 2;
+	s->req.path_dropped = dropped;
+	s->req.n_path_dropped = 2;
+	s->req.path = "/usr/bin:/bin";
+	s->req.call_id = "toolu_9";
+	converse(s);
+	assert_int_equal(s->decision, WARDEN_DECISION_REJECTED);
+	assert_non_null(strstr(s->screen, "program: /usr/bin/bash\r\n"));
+	/* Shell-quoted, then escaped like every field: a backslash shows doubled. */
+	assert_non_null(strstr(s->screen,
+	                       "argv:    bash -c 'git status; echo '\\\\''a b'\\\\'''\r\n"));
+	assert_non_null(strstr(s->screen, "removed: BASH_ENV LD_PRELOAD\r\n"));
+	assert_non_null(strstr(s->screen, "PATH:    /usr/bin:/bin\r\n"));
+	assert_non_null(strstr(s->screen, "dropped: /w/.venv/bin:''\r\n"));
+	assert_non_null(strstr(s->screen, "call:    toolu_9\r\n"));
+	assert_null(strstr(s->screen, "WARNING"));
+	assert_terminal_restored(s);
+	free(s);
+
+	/* A program the sandboxed command could have written, a script. */
+	s = session_new("n\r");
+	s->req.argv = argv;
+	s->req.argc = 1;
+	s->req.program = "/w/tool.sh";
+	s->req.interpreter = "/usr/bin/dash";
+	s->req.program_writable = 1;
+	s->req.path = "/usr/bin";
+	converse(s);
+	assert_non_null(strstr(s->screen,
+	                       "program: /w/tool.sh (a script run by /usr/bin/dash)\r\n"));
+	assert_non_null(strstr(s->screen, "WARNING: the program lies under a writable root"));
+	assert_null(strstr(s->screen, "removed:"));
+	assert_null(strstr(s->screen, "dropped:"));
+	assert_terminal_restored(s);
+	free(s);
+}
+
+/* A request about no command shows none of it. */
+static void test_prompt_without_a_command_shows_no_program(void **unused)
+{
+	struct session *s = session_new("n\r");
+
+	converse(s);
+	assert_null(strstr(s->screen, "program:"));
+	assert_null(strstr(s->screen, "argv:"));
+	assert_null(strstr(s->screen, "PATH:"));
+	assert_terminal_restored(s);
+	free(s);
+}
+
 static void test_yes_allows_once_and_no_rejects(void **unused)
 {
 	/* Each with its reason (ABI 1.1): the answer as typed. */
@@ -412,6 +474,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_prompt_shows_the_request),
+		cmocka_unit_test(test_prompt_shows_the_command_that_will_run),
+		cmocka_unit_test(test_prompt_without_a_command_shows_no_program),
 		cmocka_unit_test(test_yes_allows_once_and_no_rejects),
 		cmocka_unit_test(test_ctrl_c_ctrl_d_and_hangup_cancel),
 		cmocka_unit_test(test_input_typed_before_the_prompt_is_discarded),

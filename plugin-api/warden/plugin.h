@@ -70,6 +70,10 @@
  *          which adds network_enforcement and network_detail), facts
  *          (the cheap judgement `warden run` confines on; the run is
  *          the proof).
+ *        warden_request: argv, argc, program, interpreter,
+ *          program_writable, env_removed, n_env_removed, path_dropped,
+ *          n_path_dropped, path (the command a request is about, as it
+ *          will run); cwd is then the directory it will run in.
  *        decide(): err carries a one-line reason for every decision, not
  *          only for an error; the host records it.
  *        Macros: WARDEN_*_HAS, WARDEN_OPEN_ARGS_KV, WARDEN_KV_HAS,
@@ -81,12 +85,12 @@
  * by a 1.0 host is loaded (that host reads the 1.0 prefix of the
  * descriptor) and works, with these differences, which a plugin must
  * allow for:
- *   - the open args, policy and confine_out it gets end at their 1.0
- *     size: read timeout_ms, kv_size and the 1.1 policy fields, and write
- *     the 1.1 confine_out fields, only after their _HAS check;
+ *   - the open args, policy, request and confine_out it gets end at
+ *     their 1.0 size: read timeout_ms, kv_size, the 1.1 policy and
+ *     request fields, and write the 1.1 confine_out fields, only after
+ *     their _HAS check;
  *   - probe2() and facts() are never called: a backend that may meet a
- *     1.0 host fills
- *     probe too (a 1.0 host refuses a backend whose probe is NULL:
+ *     1.0 host fills probe too (a 1.0 host refuses a backend whose probe is NULL:
  *     `malformed`, "required op probe is NULL");
  *   - runner_rule_size is not read: the rules must be in the 1.0 layout,
  *     which is 1.1's;
@@ -258,7 +262,51 @@ struct warden_request {
 	const char *reason;         /* optional: why the caller asks */
 	const char *requested_mode; /* optional: the sandbox mode an escalation
 	                               asks for, e.g. "danger-full-access" */
-	const char *cwd;            /* optional: the session's workspace root */
+	const char *cwd;            /* optional: the directory the operation
+	                               runs in.  For a request that describes a
+	                               command (argc > 0, v1.1) the directory it
+	                               will run in, absolute and resolved;
+	                               otherwise the session's workspace root */
+
+	/* Appended in v1.1: read them only when struct_size covers them
+	 * (WARDEN_REQUEST_HAS(req, field)); a v1.0 host never sets them.
+	 *
+	 * They describe the command the request is about exactly as it will
+	 * run if the answer is allowed-once: the host resolved and opened the
+	 * program before asking and executes that file by descriptor, in cwd,
+	 * with the environment these fields describe.  A request that
+	 * describes no command (`warden approve` without one) has argc 0,
+	 * argv and the lists NULL with counts 0, the strings "", and
+	 * program_writable 0. */
+
+	/* The exact argv, argc entries (argv[argc] is NULL).  A shell command
+	 * is SHELL, "-c", COMMAND: argv[0] is the name as given, program the
+	 * file it resolved to. */
+	const char *const *argv;
+	size_t argc;
+	/* The absolute, resolved path of the file that will be executed. */
+	const char *program;
+	/* For a "#!" script: the interpreter its first line names (absolute,
+	 * resolved where it exists), which the kernel runs with the script;
+	 * "" for any other program. */
+	const char *interpreter;
+	/* 1 when program or interpreter lies under a writable root of the
+	 * session: a sandboxed command could have written it.  The host runs
+	 * such a program from a sealed copy taken before asking. */
+	int program_writable;
+	/* The variables removed from the caller's environment because they
+	 * make the shell, the dynamic loader or an interpreter run code or
+	 * load files when the program starts (BASH_ENV, ENV, LD_PRELOAD,
+	 * PYTHONPATH, ...): the names of those that were set, in
+	 * environment order. */
+	const char *const *env_removed;
+	size_t n_env_removed;
+	/* The PATH entries removed, in PATH order: empty and relative ones,
+	 * and every one under a writable root of the session. */
+	const char *const *path_dropped;
+	size_t n_path_dropped;
+	/* The PATH the command gets; "" when it gets none. */
+	const char *path;
 };
 
 /* Whether the host's struct warden_request includes `field`. */

@@ -8,12 +8,16 @@
  * as one JSON object on one line:
  *
  *   {"session":"…","request_id":"…","tool":"…","subject":"…",
- *    "call_id":"…","reason":"…","mode":"…","cwd":"…"}
+ *    "call_id":"…","reason":"…","mode":"…","cwd":"…",
+ *    "argv":["…"],"env_removed":["…"],"path_dropped":["…"],
+ *    "program":"…","interpreter":"…","path":"…","program_writable":false}
  *
- * (absent optional fields are ""; `mode` is the sandbox mode an escalation
- * asks for).  The first line of its stdout is the answer: exactly
- * `allowed-once`, `rejected`, `cancelled` or `next` (reply.c); the second
- * line, optional, is the decision's reason, recorded with it.  Anything
+ * (absent optional fields are "", absent lists []; `mode` is the sandbox
+ * mode an escalation asks for; argv to path describe the command the
+ * request is about, exactly as it will run: plugin.h, v1.1).  The first
+ * line of its stdout is the answer: exactly `allowed-once`, `rejected`,
+ * `cancelled` or `next` (reply.c); the second line, optional, is the
+ * decision's reason, recorded with it.  Anything
  * else — another word, an empty or overlong line, a NUL, more than 64 KiB
  * of output, a nonzero exit, death by a signal, a program that cannot be
  * run, or the deadline — is an error, and the request is unavailable.
@@ -200,6 +204,8 @@ fail:
 
 /* ------------------------------------------------------------- request */
 
+#define HAS(req, field) WARDEN_REQUEST_HAS(req, field)
+
 /* The request as one JSON line, or NULL with a reason. */
 static char *request_json(const struct warden_request *req, char *err,
                           size_t errlen)
@@ -213,9 +219,28 @@ static char *request_json(const struct warden_request *req, char *err,
 		{ "call_id", req->call_id }, { "reason", req->reason },
 		{ "mode", req->requested_mode }, { "cwd", req->cwd },
 	};
-	json_t *o = json_object(), *s;
+	const struct {
+		const char *name;
+		const char *const *list;
+		size_t n;
+	} l[] = {
+		{ "argv", HAS(req, argc) ? req->argv : NULL, HAS(req, argc) ? req->argc : 0 },
+		{ "env_removed", HAS(req, env_removed) ? req->env_removed : NULL,
+		  HAS(req, n_env_removed) ? req->n_env_removed : 0 },
+		{ "path_dropped", HAS(req, path_dropped) ? req->path_dropped : NULL,
+		  HAS(req, n_path_dropped) ? req->n_path_dropped : 0 },
+	};
+	const struct {
+		const char *name;
+		const char *value;
+	} v11[] = {
+		{ "program", HAS(req, program) ? req->program : "" },
+		{ "interpreter", HAS(req, interpreter) ? req->interpreter : "" },
+		{ "path", HAS(req, path) ? req->path : "" },
+	};
+	json_t *o = json_object(), *s, *a;
 	char *text, *line = NULL;
-	size_t i, n;
+	size_t i, j, n;
 
 	if (o == NULL)
 		goto oom;
@@ -232,6 +257,47 @@ static char *request_json(const struct warden_request *req, char *err,
 			json_decref(o);
 			goto oom;
 		}
+	}
+	for (i = 0; i < sizeof(l) / sizeof(l[0]); i++) {
+		if ((a = json_array()) == NULL ||
+		    json_object_set_new(o, l[i].name, a) < 0) {
+			json_decref(o);
+			goto oom;
+		}
+		for (j = 0; l[i].list != NULL && j < l[i].n; j++) {
+			s = json_string(l[i].list[j] != NULL ? l[i].list[j] : "");
+			if (s == NULL) {
+				WARDEN_PLUGIN_ERR(err, errlen, "the request's %s[%zu] is "
+				                  "not valid UTF-8, and JSON cannot carry it",
+				                  l[i].name, j);
+				json_decref(o);
+				return NULL;
+			}
+			if (json_array_append_new(a, s) < 0) {
+				json_decref(o);
+				goto oom;
+			}
+		}
+	}
+	for (i = 0; i < sizeof(v11) / sizeof(v11[0]); i++) {
+		s = json_string(v11[i].value != NULL ? v11[i].value : "");
+		if (s == NULL) {
+			WARDEN_PLUGIN_ERR(err, errlen, "the request's %s is not "
+			                  "valid UTF-8, and JSON cannot carry it",
+			                  v11[i].name);
+			json_decref(o);
+			return NULL;
+		}
+		if (json_object_set_new(o, v11[i].name, s) < 0) {
+			json_decref(o);
+			goto oom;
+		}
+	}
+	if (json_object_set_new(o, "program_writable",
+	                        json_boolean(HAS(req, program_writable) &&
+	                                     req->program_writable)) < 0) {
+		json_decref(o);
+		goto oom;
 	}
 	text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(o);

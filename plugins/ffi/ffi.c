@@ -22,9 +22,14 @@
  *            write.
  *   symbol   the function's name, a C identifier.
  *   args     the request fields passed, in order, whitespace-separated:
- *            session request_id tool subject call_id reason mode cwd
- *            (at most 6; absent optional fields are "", never NULL).
- *            `args =` with nothing calls the function with no argument.
+ *            session request_id tool subject call_id reason mode cwd,
+ *            and the command a request describes (plugin.h, v1.1):
+ *            argv (its words shell-quoted, joined by spaces), program,
+ *            interpreter, program_writable ("yes" or "no"), env_removed
+ *            (names joined by spaces), path_dropped (entries joined by
+ *            ':'), path (at most 6; absent optional fields are "", never
+ *            NULL).  `args =` with nothing calls the function with no
+ *            argument.
  *   returns  int (the only return type).
  *   map      VALUE:OUTCOME entries, whitespace-separated, e.g.
  *            `0:allowed-once 1:rejected 2:next`; OUTCOME is allowed-once,
@@ -44,17 +49,21 @@
 #include <ffi.h>
 #include <warden/plugin.h>
 
+#include "words.h"
+
 #define FFI_MAX_ARGS 6
 #define FFI_MAX_MAP 64
 
 enum field {
 	F_SESSION, F_REQUEST_ID, F_TOOL, F_SUBJECT, F_CALL_ID, F_REASON,
-	F_MODE, F_CWD,
+	F_MODE, F_CWD, F_ARGV, F_PROGRAM, F_INTERPRETER, F_PROGRAM_WRITABLE,
+	F_ENV_REMOVED, F_PATH_DROPPED, F_PATH,
 };
 
 static const char *const field_names[] = {
 	"session", "request_id", "tool", "subject", "call_id", "reason",
-	"mode", "cwd",
+	"mode", "cwd", "argv", "program", "interpreter", "program_writable",
+	"env_removed", "path_dropped", "path",
 };
 #define N_FIELDS (sizeof(field_names) / sizeof(field_names[0]))
 
@@ -212,7 +221,9 @@ static int set_args(struct ffi_answerer *f, const struct warden_kv *kv,
 			WARDEN_PLUGIN_ERR(err, errlen, "line %u: args: '%s' is not "
 			                  "a request field (allowed: session "
 			                  "request_id tool subject call_id reason "
-			                  "mode cwd)", kv->line,
+			                  "mode cwd argv program interpreter "
+			                  "program_writable env_removed path_dropped "
+			                  "path)", kv->line,
 			                  rc < 0 ? "(overlong word)" : word);
 			return -1;
 		}
@@ -392,11 +403,36 @@ fail:
 	return NULL;
 }
 
-static const char *field(const struct warden_request *req, int which)
+#define HAS(req, f) WARDEN_REQUEST_HAS(req, f)
+
+/*
+ * The value of a field; the lists are joined into a new string kept in
+ * *joined (the caller frees it).  NULL when out of memory.
+ */
+static const char *field(const struct warden_request *req, int which,
+                         char **joined)
 {
 	const char *v;
 
+	*joined = NULL;
 	switch (which) {
+	case F_ARGV:
+		return *joined = words_join(HAS(req, argc) ? req->argv : NULL,
+		                            HAS(req, argc) && req->argv != NULL
+		                            ? req->argc : 0, " ", 1);
+	case F_ENV_REMOVED:
+		return *joined = words_join(HAS(req, n_env_removed) ? req->env_removed : NULL,
+		                            HAS(req, n_env_removed) && req->env_removed != NULL
+		                            ? req->n_env_removed : 0, " ", 0);
+	case F_PATH_DROPPED:
+		return *joined = words_join(HAS(req, n_path_dropped) ? req->path_dropped : NULL,
+		                            HAS(req, n_path_dropped) && req->path_dropped != NULL
+		                            ? req->n_path_dropped : 0, ":", 0);
+	case F_PROGRAM_WRITABLE:
+		return HAS(req, program_writable) && req->program_writable ? "yes" : "no";
+	case F_PROGRAM: v = HAS(req, program) ? req->program : ""; break;
+	case F_INTERPRETER: v = HAS(req, interpreter) ? req->interpreter : ""; break;
+	case F_PATH: v = HAS(req, path) ? req->path : ""; break;
 	case F_SESSION: v = req->session_id; break;
 	case F_REQUEST_ID: v = req->request_id; break;
 	case F_TOOL: v = req->tool; break;
@@ -414,16 +450,25 @@ static int ffi_answerer_decide(void *state, const struct warden_request *req,
 {
 	struct ffi_answerer *f = state;
 	const char *values[FFI_MAX_ARGS];
+	char *joined[FFI_MAX_ARGS];
 	void *avalues[FFI_MAX_ARGS];
 	ffi_arg rc = 0;
 	size_t i;
-	int got;
+	int got, oom = 0;
 
 	for (i = 0; i < f->n_args; i++) {
-		values[i] = field(req, f->args[i]);
+		values[i] = field(req, f->args[i], &joined[i]);
+		oom = oom || values[i] == NULL;
 		avalues[i] = &values[i];
 	}
-	ffi_call(&f->cif, FFI_FN(f->fn), &rc, f->n_args > 0 ? avalues : NULL);
+	if (!oom)
+		ffi_call(&f->cif, FFI_FN(f->fn), &rc, f->n_args > 0 ? avalues : NULL);
+	for (i = 0; i < f->n_args; i++)
+		free(joined[i]);
+	if (oom) {
+		WARDEN_PLUGIN_ERR(err, errlen, "out of memory");
+		return WARDEN_DECISION_ERROR;
+	}
 	got = (int)(ffi_sarg)rc;
 	for (i = 0; i < f->n_map; i++)
 		if (f->map[i].value == got)

@@ -14,9 +14,20 @@
  * matches its subject decides: allow → allowed-once, deny → rejected,
  * with the rule and where it is written as the reason ("deny = bash:rm
  * -rf * (/etc/warden/warden.ini:12)").  No match: delegate to the next
- * answerer.  Any other key, an entry
- * without ':' or with an empty side, or a pattern fnmatch rejects, is an
- * error naming its line.
+ * answerer.
+ *
+ * A request about a program that lies under a writable root of the
+ * session (plugin.h, v1.1: program_writable — the sandboxed command could
+ * have written it) is decided before any pattern by
+ *
+ *   writable_program = reject | next | rules
+ *
+ * reject (the default): rejected, whatever the patterns say; next:
+ * delegated to the next answerer (a person, say); rules: the patterns
+ * decide as for any other program.  Given once at most.
+ *
+ * Any other key, an entry without ':' or with an empty side, or a pattern
+ * fnmatch rejects, is an error naming its line.
  */
 #include "config.h"
 
@@ -37,6 +48,9 @@ struct rule {
 struct rules {
 	struct rule *r;
 	size_t n;
+	int writable;           /* the decision for a writable program, or 0:
+	                           the rules decide */
+	int writable_set;
 };
 
 static void rules_close(void *state)
@@ -80,11 +94,38 @@ static void *rules_open(const struct warden_open_args *args, char *err,
 		WARDEN_PLUGIN_ERR(err, errlen, "out of memory");
 		return NULL;
 	}
+	rs->writable = WARDEN_DECISION_REJECTED;
 	for (i = 0; i < args->kv_count; i++) {
 		kv = &args->kv[i];
+		if (strcmp(kv->key, "writable_program") == 0) {
+			if (rs->writable_set) {
+				WARDEN_PLUGIN_ERR(err, errlen, "%s:%u: [answerer %s] "
+				                  "writable_program: given twice",
+				                  args->config_file, kv->line,
+				                  args->instance);
+				goto fail;
+			}
+			rs->writable_set = 1;
+			if (strcmp(kv->value, "reject") == 0)
+				rs->writable = WARDEN_DECISION_REJECTED;
+			else if (strcmp(kv->value, "next") == 0)
+				rs->writable = WARDEN_DECISION_DELEGATE;
+			else if (strcmp(kv->value, "rules") == 0)
+				rs->writable = 0;
+			else {
+				WARDEN_PLUGIN_ERR(err, errlen, "%s:%u: [answerer %s] "
+				                  "writable_program = %s: allowed: "
+				                  "reject, next, rules",
+				                  args->config_file, kv->line,
+				                  args->instance, kv->value);
+				goto fail;
+			}
+			continue;
+		}
 		if (strcmp(kv->key, "allow") != 0 && strcmp(kv->key, "deny") != 0) {
 			WARDEN_PLUGIN_ERR(err, errlen, "%s:%u: [answerer %s] unknown "
-			                  "key '%s' (allowed: allow, deny)",
+			                  "key '%s' (allowed: allow, deny, "
+			                  "writable_program)",
 			                  args->config_file, kv->line,
 			                  args->instance, kv->key);
 			goto fail;
@@ -130,6 +171,14 @@ static int rules_decide(void *state, const struct warden_request *req,
 	const struct rules *rs = state;
 	size_t i;
 
+	if (WARDEN_REQUEST_HAS(req, program_writable) && req->program_writable &&
+	    rs->writable != 0) {
+		if (rs->writable == WARDEN_DECISION_REJECTED)
+			WARDEN_PLUGIN_ERR(err, errlen, "%s lies under a writable "
+			                  "root (writable_program = reject)",
+			                  req->program);
+		return rs->writable;
+	}
 	for (i = 0; i < rs->n; i++) {
 		if (fnmatch(rs->r[i].tool, req->tool, 0) == 0 &&
 		    fnmatch(rs->r[i].glob, req->subject, 0) == 0) {

@@ -8,11 +8,26 @@
  *     tool:    bash
  *     subject: rm -rf build
  *     cwd:     /home/me/project
+ *     program: /usr/bin/bash
+ *     argv:    bash -c 'rm -rf build'
+ *     removed: BASH_ENV LD_PRELOAD
+ *     PATH:    /usr/local/bin:/usr/bin:/bin
+ *     dropped: /home/me/project/.venv/bin
  *     reason:  clean the build
  *     mode:    danger-full-access
+ *     call:    toolu_01
  *   allow once? [y/n]
  *
- * (reason and mode only when given).  Every field is shown escaped: control
+ * (reason, mode and call only when given; program, argv and PATH when the
+ * request describes a command (plugin.h, v1.1), removed when a variable
+ * was removed, dropped when a PATH entry was; a script's program line
+ * names its interpreter).  A program that lies under a writable root of
+ * the session gets a line of its own:
+ *
+ *     WARNING: the program lies under a writable root: the sandboxed
+ *              command could have written it
+ *
+ * The argv is shown shell-quoted, one word per quoted word.  Every field is shown escaped: control
  * characters as \n, \t, \r or \xNN, a backslash as \\, bytes that are not
  * UTF-8 as \xNN, and the characters that move or reorder text (C1 controls,
  * bidirectional overrides and isolates, zero-width and line separators) as
@@ -61,6 +76,8 @@
 #include <unistd.h>
 
 #include <warden/plugin.h>
+
+#include "words.h"
 
 #define FIELD_SHOWN_MAX 1024
 #define ANSWER_MAX 16
@@ -233,6 +250,55 @@ static int show_field(int fd, const char *label, const char *value)
 	       ? -1 : 0;
 }
 
+/* A list shown shell-quoted, joined by sep; "" when empty. */
+static int show_list(int fd, const char *label, const char *const *list,
+                     size_t n, const char *sep)
+{
+	char *text;
+	int r;
+
+	if (list == NULL || n == 0)
+		return 0;
+	if ((text = words_join(list, n, sep, 1)) == NULL)
+		return -1;
+	r = show_field(fd, label, text);
+	free(text);
+	return r;
+}
+
+/* The command a request describes (v1.1): program, argv, environment. */
+static int show_command(int fd, const struct warden_request *req)
+{
+	char *path;
+	size_t n;
+	int r;
+
+	if (!WARDEN_REQUEST_HAS(req, path) || req->argv == NULL || req->argc == 0)
+		return 0;
+	if (req->interpreter != NULL && req->interpreter[0] != '\0') {
+		n = strlen(req->program) + strlen(req->interpreter) + 32;
+		if ((path = malloc(n)) == NULL)
+			return -1;
+		snprintf(path, n, "%s (a script run by %s)", req->program,
+		         req->interpreter);
+		r = show_field(fd, "  program: ", path);
+		free(path);
+	} else {
+		r = show_field(fd, "  program: ", req->program);
+	}
+	if (r < 0 || (req->program_writable &&
+	    put(fd, "  WARNING: the program lies under a writable root: the "
+	            "sandboxed\n           command could have written it\n") < 0) ||
+	    show_list(fd, "  argv:    ", req->argv, req->argc, " ") < 0 ||
+	    show_list(fd, "  removed: ", req->env_removed, req->n_env_removed,
+	              " ") < 0 ||
+	    show_field(fd, "  PATH:    ", req->path) < 0 ||
+	    show_list(fd, "  dropped: ", req->path_dropped, req->n_path_dropped,
+	              ":") < 0)
+		return -1;
+	return 0;
+}
+
 static int show_request(int fd, const struct tty *t,
                         const struct warden_request *req)
 {
@@ -241,13 +307,17 @@ static int show_request(int fd, const struct tty *t,
 	if (put(fd, "\nwarden: approval requested\n") < 0 ||
 	    show_field(fd, "  tool:    ", req->tool) < 0 ||
 	    show_field(fd, "  subject: ", req->subject) < 0 ||
-	    show_field(fd, "  cwd:     ", req->cwd) < 0)
+	    show_field(fd, "  cwd:     ", req->cwd) < 0 ||
+	    show_command(fd, req) < 0)
 		return -1;
 	if (req->reason != NULL && req->reason[0] != '\0' &&
 	    show_field(fd, "  reason:  ", req->reason) < 0)
 		return -1;
 	if (req->requested_mode != NULL && req->requested_mode[0] != '\0' &&
 	    show_field(fd, "  mode:    ", req->requested_mode) < 0)
+		return -1;
+	if (req->call_id != NULL && req->call_id[0] != '\0' &&
+	    show_field(fd, "  call:    ", req->call_id) < 0)
 		return -1;
 	if (t->timeout_ms > 0)
 		snprintf(line, sizeof(line), "allow once? [y/n] (%ld s, then %s) ",

@@ -101,5 +101,8 @@ struct warden_request answerer_request(const char *tool, const char *subject)
 	r.reason = "";
 	r.requested_mode = "";
 	r.cwd = "/w";
+	r.program = "";
+	r.interpreter = "";
+	r.path = "";
 	return r;
 }

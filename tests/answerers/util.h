@@ -22,7 +22,8 @@ void *answerer_open(const struct warden_plugin *p, const char *config_dir,
                     long timeout_ms, const char *const *kvs, size_t n,
                     char *err, size_t errlen);
 
-/* A request with every field set (session s1, request r1, cwd /w). */
+/* A request with every field set (session s1, request r1, cwd /w), about
+ * no command (argc 0, the v1.1 strings ""). */
 struct warden_request answerer_request(const char *tool, const char *subject);
 
 #endif
