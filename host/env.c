@@ -289,7 +289,9 @@ int warden_env_build_approved(char *const *env, const char *const *patterns,
 			rm[nrm++] = name;
 			continue;
 		}
-		if (!warden_env_name_matches(name, patterns, n))
+		if (strncmp(name, WARDEN_ENV_OWN_PREFIX,
+		            strlen(WARDEN_ENV_OWN_PREFIX)) != 0 &&
+		    !warden_env_name_matches(name, patterns, n))
 			list[kept++] = env[i];
 		free(name);
 	}

@@ -84,8 +84,9 @@ int warden_env_build(char *const *env, const char *const *patterns, size_t n,
                      int for_runner, char ***out, struct warden_error *err);
 
 /*
- * The environment of an approved command: `env` without the names that
- * match the n scrub patterns, the loader names and the start-up names;
+ * The environment of an approved command: `env` without warden's own
+ * names, the names that match the n scrub patterns, the loader names and
+ * the start-up names;
  * PATH is `path_entry` ("PATH=...", borrowed; NULL: no PATH at all) and
  * PWD is `pwd_entry` ("PWD=...", borrowed, or NULL to leave PWD as it
  * is).  *out points into env and the entries (free only the array).  The

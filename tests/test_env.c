@@ -95,6 +95,51 @@ static void test_warden_own_names_never_reach_a_command(void **state)
 	}
 }
 
+static void test_approved_environment_loses_startup_names_and_lists_them(void **state)
+{
+	char *env[] = { "LD_PRELOAD=/x.so", "BASH_ENV=/e", "ENV=/f", "HOME=/h",
+	                "PATH=/caller", "NODE_OPTIONS=--require /r.js",
+	                "GITHUB_TOKEN=t", "PWD=/old", "bash_func_ls%%=x",
+	                "WARDEN_SESSION=s1", NULL };
+	static const char *const scrub[] = { "*TOKEN*" };
+	struct warden_error err;
+	char **out, **removed;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(warden_env_build_approved(env, scrub, 1, "PATH=/usr/bin",
+	                                           "PWD=/ws", &out, &removed, &n, &err), 0);
+	assert_string_equal(out[0], "HOME=/h");
+	assert_string_equal(out[1], "PATH=/usr/bin");
+	assert_string_equal(out[2], "PWD=/ws");
+	assert_null(out[3]);
+	/* The scrubbed credential and warden's own name are not listed: only
+	 * what runs code. */
+	assert_int_equal(n, 5);
+	assert_string_equal(removed[0], "LD_PRELOAD");
+	assert_string_equal(removed[1], "BASH_ENV");
+	assert_string_equal(removed[2], "ENV");
+	assert_string_equal(removed[3], "NODE_OPTIONS");
+	assert_string_equal(removed[4], "bash_func_ls%%");
+	free(out);
+	warden_env_names_free(removed, n);
+}
+
+static void test_env_set_replaces_every_entry_of_the_name(void **state)
+{
+	char *env[] = { "PWD=/a", "HOME=/h", "PWD=/b", NULL };
+	struct warden_error err;
+	char **out;
+
+	(void)state;
+	assert_int_equal(warden_env_build(env, NULL, 0, 0, &out, &err), 0);
+	assert_int_equal(warden_env_set(&out, "PWD=/ws", &err), 0);
+	assert_string_equal(out[0], "HOME=/h");
+	assert_string_equal(out[1], "PWD=/ws");
+	assert_null(out[2]);
+	free(out);
+}
+
 static void test_configured_patterns_replace_the_default(void **state)
 {
 	static const char *const mine[] = { "FOO_*" };
@@ -239,6 +284,8 @@ int main(void)
 		cmocka_unit_test(test_runner_environment_loses_loader_variables_only),
 		cmocka_unit_test(test_warden_own_names_never_reach_a_command),
 		cmocka_unit_test(test_configured_patterns_replace_the_default),
+		cmocka_unit_test(test_approved_environment_loses_startup_names_and_lists_them),
+		cmocka_unit_test(test_env_set_replaces_every_entry_of_the_name),
 		cmocka_unit_test(test_scrub_env_config_extends_or_replaces_or_disables),
 		cmocka_unit_test(test_bad_run_keys_are_config_errors_naming_the_line),
 	};

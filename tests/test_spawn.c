@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -163,6 +164,82 @@ static char *read_until(int fd, const char *want)
 		buf[len] = '\0';
 	}
 	return buf;
+}
+
+/* ------------------------------------------------- directory, descriptor */
+
+static void test_dir_fd_is_where_the_command_starts(void **state)
+{
+	const char *argv[] = { "/bin/sh", "-c", "pwd -P", NULL };
+	struct warden_spawn_opts o = { .argv = argv, .envp = environ, .status_fd = -1 };
+	struct warden_spawn_result r;
+	struct warden_error err = { 0, "" };
+	struct capture c;
+	char want[PATH_MAX + 2], *out;
+	int fd;
+
+	(void)state;
+	fd = open(tmpdir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	assert_true(fd >= 3);
+	o.dir_fd = fd;
+	capture_begin(&c, STDOUT_FILENO, "pwd");
+	assert_int_equal(warden_spawn_run(&o, &r, &err), 0);
+	out = capture_end(&c, NULL);
+	assert_non_null(realpath(tmpdir, want));
+	strcat(want, "\n");
+	assert_string_equal(out, want);
+	free(out);
+	close(fd);
+}
+
+static void test_exec_fd_runs_that_file_whatever_the_path_holds(void **state)
+{
+	/* argv[0] names nothing: the descriptor is what runs. */
+	const char *argv[] = { "no-such-name", "-c", "echo by-descriptor", NULL };
+	struct warden_spawn_opts o = { .argv = argv, .envp = environ, .status_fd = -1 };
+	struct warden_spawn_result r;
+	struct warden_error err = { 0, "" };
+	struct capture c;
+	char path[128], *out;
+	FILE *f;
+	int fd;
+
+	(void)state;
+	o.exec_fd = fd = open("/bin/sh", O_PATH | O_CLOEXEC);
+	assert_true(fd >= 3);
+	capture_begin(&c, STDOUT_FILENO, "byfd");
+	assert_int_equal(warden_spawn_run(&o, &r, &err), 0);
+	out = capture_end(&c, NULL);
+	assert_int_equal(r.exec_errno, 0);
+	assert_string_equal(out, "by-descriptor\n");
+	free(out);
+	close(fd);
+
+	/* A script by descriptor: it stays open for its interpreter, and a
+	 * file renamed over its path afterwards does not run. */
+	path_in_tmp(path, sizeof(path), "script");
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("#!/bin/sh\necho original\n", f);
+	fclose(f);
+	assert_int_equal(chmod(path, 0755), 0);
+	o.exec_fd = fd = open(path, O_PATH | O_CLOEXEC);
+	assert_true(fd >= 3);
+	assert_int_equal(unlink(path), 0);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("#!/bin/sh\necho swapped\n", f);
+	fclose(f);
+	argv[0] = path;
+	argv[1] = NULL;
+	o.exec_keep = 1;
+	capture_begin(&c, STDOUT_FILENO, "script-out");
+	assert_int_equal(warden_spawn_run(&o, &r, &err), 0);
+	out = capture_end(&c, NULL);
+	assert_int_equal(r.exec_errno, 0);
+	assert_string_equal(out, "original\n");
+	free(out);
+	close(fd);
 }
 
 /* ------------------------------------------------------------ program */
@@ -555,6 +632,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exit_status_of_the_program_is_returned),
+		cmocka_unit_test(test_dir_fd_is_where_the_command_starts),
+		cmocka_unit_test(test_exec_fd_runs_that_file_whatever_the_path_holds),
 		cmocka_unit_test(test_bare_name_is_found_on_path_and_arguments_stay_verbatim),
 		cmocka_unit_test(test_missing_program_is_an_exec_error_and_nothing_runs),
 		cmocka_unit_test(test_file_without_interpreter_line_is_not_given_to_a_shell),

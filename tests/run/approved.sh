@@ -199,6 +199,21 @@ for iso in inproc process; do
 	seen_is "$iso writable" 'r["program_writable"]' true
 	rm -f "$T/ws/tool.sh"
 
+	fresh
+	cp "$(command -v touch)" "$T/ws/mytouch"
+	printf '#!/bin/sh
+cat "%s" >"%s/mytouch"
+' "$T/evil" "$WS" >"$T/during"
+	chmod 755 "$T/during"
+	wr $c run --json --escalate danger-full-access --justification x -- ./mytouch "$OUT/touched"
+	expect "$iso: a binary in the root, rewritten in place: it ran" 0 class=ok
+	[ -e "$OUT/touched" ] && ok "$iso: the original binary ran from its sealed copy" ||
+		fail "$iso: the binary in the root did not run"
+	absent "$iso: the rewritten program did not run" "$OUT/which"
+	seen_is "$iso writable binary" 'r["program_writable"]' true
+	seen_is "$iso writable binary" 'r["interpreter"]' ""
+	rm -f "$T/ws/mytouch"
+
 	echo "---- a directory other than the root"
 	fresh
 	echo keep >"$OUT/keep.txt"
