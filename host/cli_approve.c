@@ -284,7 +284,7 @@ int warden_cmd_approve(struct warden_cli *cli, int argc, char **argv)
 			if (rc < 0)
 				rc = warden_cli_fail(&err);
 			else
-				fprintf(stderr, "warden: approve: %s\n", why);
+				warden_text_line(stderr, "warden: approve: %s", why);
 			goto undecided;
 		}
 		req.program = &prog;
