@@ -446,9 +446,8 @@ struct run_ctx {
  * The start of a run, in the session's log before anything is spawned: a
  * sandbox/run event with "phase": "start" and what the run is about to be
  * (argv, directory, call id, mode and where it came from, root, backend,
- * enforcement, the
- * backends passed over, the escalation that allowed it, the timeout).  A
- * run killed with warden is then still in the log.  0, or a negative
+ * enforcement, the backends passed over, the escalation that allowed it,
+ * the timeout).  A run killed with warden is then still in the log.  0, or a negative
  * status: nothing may run when its start cannot be recorded.
  */
 static int record_start(struct run_ctx *x, const struct warden_run_report *rep,

@@ -245,6 +245,9 @@ cat "%s" >"%s/mytouch"
 	wr $c run --json --call-id "call-$iso" --escalate danger-full-access --justification x -c true
 	expect "$iso: --call-id" 0 class=ok call_id="call-$iso"
 	seen_is "$iso call id" 'r["call_id"]' "call-$iso"
+	[ "$(events $c sandbox/run | tail -n 2 | "$PY" -c 'import json,sys; print(" ".join(str(json.loads(l).get("call_id")) for l in sys.stdin))')" = "call-$iso call-$iso" ] &&
+		ok "$iso: both sandbox/run events (start and end) carry the call id" ||
+		fail "$iso: the sandbox/run start and end events do not both carry the call id"
 	for ev in approval/asked approval/decided sandbox/run; do
 		[ "$(events $c $ev | tail -n 1 | "$PY" -c 'import json,sys; print(json.load(sys.stdin).get("call_id"))')" = "call-$iso" ] &&
 			ok "$iso: $ev carries the call id" || fail "$iso: $ev has no call id"
