@@ -447,8 +447,9 @@ struct run_ctx {
  * sandbox/run event with "phase": "start" and what the run is about to be
  * (argv, directory, call id, mode and where it came from, root, backend,
  * enforcement, the backends passed over, the escalation that allowed it,
- * the timeout).  A run killed with warden is then still in the log.  0, or a negative
- * status: nothing may run when its start cannot be recorded.
+ * the timeout).  A run killed with warden is then still in the log.  0,
+ * or a negative status: nothing may run when its start cannot be
+ * recorded.
  */
 static int record_start(struct run_ctx *x, const struct warden_run_report *rep,
                         struct warden_error *err)

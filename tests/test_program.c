@@ -105,7 +105,7 @@ static int describe(struct warden_program *p, const char *dir, const char *path,
 
 	path_of(d, dir);
 	warden_program_init(p);
-	assert_int_equal(warden_program_dir(p, d, root, err), 0);
+	assert_int_equal(warden_program_dir(p, d, root, -1, err), 0);
 	snprintf(pathvar, sizeof(pathvar), "PATH=%s", path);
 	/* p keeps no pointer into env but its own PATH entry. */
 	return warden_program_env(p, env, NULL, 0, roots, 1, err);
@@ -119,21 +119,21 @@ static void test_directory_is_opened_and_named_resolved(void **state)
 
 	(void)state;
 	warden_program_init(&p);
-	assert_int_equal(warden_program_dir(&p, NULL, root, &err), 0);
+	assert_int_equal(warden_program_dir(&p, NULL, root, -1, &err), 0);
 	assert_string_equal(p.dir, root);
 	assert_true(p.dir_fd >= 3);
 	path_of(d, "link/sub/..");
-	assert_int_equal(warden_program_dir(&p, d, root, &err), 0);
+	assert_int_equal(warden_program_dir(&p, d, root, -1, &err), 0);
 	assert_string_equal(p.dir, root);
 	path_of(d, "link/sub");
-	assert_int_equal(warden_program_dir(&p, d, root, &err), 0);
+	assert_int_equal(warden_program_dir(&p, d, root, -1, &err), 0);
 	snprintf(want, sizeof(want), "%s/sub", root);
 	assert_string_equal(p.dir, want);
 	path_of(d, "nope");
-	assert_int_equal(warden_program_dir(&p, d, root, &err), -WARDEN_EUSAGE);
+	assert_int_equal(warden_program_dir(&p, d, root, -1, &err), -WARDEN_EUSAGE);
 	assert_non_null(strstr(err.msg, "nope"));
 	path_of(d, "out/bin/tool");
-	assert_int_equal(warden_program_dir(&p, d, root, &err), -WARDEN_EUSAGE);
+	assert_int_equal(warden_program_dir(&p, d, root, -1, &err), -WARDEN_EUSAGE);
 	warden_program_free(&p);
 }
 
@@ -194,7 +194,7 @@ static void test_environment_loses_startup_names_and_lists_them(void **state)
 	(void)state;
 	warden_program_init(&p);
 	path_of(want, "ws/sub");
-	assert_int_equal(warden_program_dir(&p, want, root, &err), 0);
+	assert_int_equal(warden_program_dir(&p, want, root, -1, &err), 0);
 	assert_int_equal(warden_program_env(&p, env, scrub, 1, roots, 1, &err), 0);
 	assert_int_equal(p.n_env_removed, 4);
 	assert_string_equal(p.env_removed[0], "BASH_ENV");
