@@ -168,7 +168,7 @@ static char *read_until(int fd, const char *want)
 
 /* ------------------------------------------------- directory, descriptor */
 
-static void test_dir_fd_is_where_the_command_starts(void **state)
+static void test_cwd_fd_is_where_the_command_starts(void **state)
 {
 	const char *argv[] = { "/bin/sh", "-c", "pwd -P", NULL };
 	struct warden_spawn_opts o = { .argv = argv, .envp = environ, .status_fd = -1 };
@@ -181,7 +181,7 @@ static void test_dir_fd_is_where_the_command_starts(void **state)
 	(void)state;
 	fd = open(tmpdir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	assert_true(fd >= 3);
-	o.dir_fd = fd;
+	o.cwd_fd = fd;
 	capture_begin(&c, STDOUT_FILENO, "pwd");
 	assert_int_equal(warden_spawn_run(&o, &r, &err), 0);
 	out = capture_end(&c, NULL);
@@ -632,7 +632,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exit_status_of_the_program_is_returned),
-		cmocka_unit_test(test_dir_fd_is_where_the_command_starts),
+		cmocka_unit_test(test_cwd_fd_is_where_the_command_starts),
 		cmocka_unit_test(test_exec_fd_runs_that_file_whatever_the_path_holds),
 		cmocka_unit_test(test_bare_name_is_found_on_path_and_arguments_stay_verbatim),
 		cmocka_unit_test(test_missing_program_is_an_exec_error_and_nothing_runs),
