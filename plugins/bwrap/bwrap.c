@@ -34,7 +34,10 @@
  *     an empty read-only tmpfs (a directory), or for a protected file with
  *     an empty read-only file (--ro-bind-data of /dev/null, which the
  *     launcher opens): bwrap creates the mount point, an empty directory or
- *     file that stays behind on the host;
+ *     file, on the host, and the launcher removes it after the run
+ *     (--unpin); a missing git `commondir` is pinned holding "." instead
+ *     (an empty one stops git): the launcher makes it, bwrap binds it
+ *     read-only, the launcher removes it (--pin-text);
  *   - an ancestor that is a file (the `.git` file of a linked worktree) is
  *     bound read-only: it can be neither rewritten nor replaced;
  *   - a component with a glob (the `*` of .git/modules/NAME/hooks) closes
@@ -147,9 +150,12 @@ static const char *const default_protected[] = {
 	".git/hooks/",
 	".git/config",
 	".git/config.worktree",
+	".git/commondir",
 	".git/modules/*/hooks/",
 	".git/modules/*/config",
+	".git/modules/*/commondir",
 	".git/worktrees/*/config.worktree",
+	".git/worktrees/*/commondir",
 };
 
 static void bwrap_close(void *state)
@@ -668,7 +674,13 @@ enum kind {
 	K_RO,           /* an existing path bound read-only onto itself */
 	K_PIN_DIR,      /* a missing path: an empty read-only tmpfs */
 	K_PIN_FILE,     /* a missing file: an empty read-only file */
+	K_PIN_TEXT,     /* a missing file that must hold PIN_TEXT: the launcher
+	                   makes it, bwrap binds it read-only */
 };
+
+/* What a pinned git `commondir` holds: "." names the git directory
+ * itself, as if there were none (an empty one would stop git). */
+#define PIN_TEXT "."
 
 static int rank(int kind)
 {
@@ -873,8 +885,9 @@ static void walk(struct plan *p, const struct target *t, int dirfd,
 	fd = openat(dirfd, c, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		if (errno == ENOENT)
-			mark(p, child, last && !t->leaf_dir ? K_PIN_FILE : K_PIN_DIR, -1,
-			     t->strict);
+			mark(p, child, !last || t->leaf_dir ? K_PIN_DIR
+			               : strcmp(c, "commondir") == 0 ? K_PIN_TEXT
+			               : K_PIN_FILE, -1, t->strict);
 		else
 			refuse(p, "bwrap: %.200s: %.200s: %s", t->what, child,
 			       strerror(errno));
@@ -1145,7 +1158,7 @@ static int emit_pins(const struct bwrap *b, struct plan *p, const char *root,
 			WARDEN_PLUGIN_ERR(err, errlen, "bwrap: %s/%s: path too long", root, nd->rel);
 			return -1;
 		}
-		if ((nd->kind == K_PIN_DIR || nd->kind == K_PIN_FILE) &&
+		if (rank(nd->kind) == 3 && nd->kind != K_RO &&
 		    !(b->pins & PIN_TMPFS)) {
 			if (nd->strict) {
 				WARDEN_PLUGIN_ERR(err, errlen,
@@ -1167,12 +1180,19 @@ static int emit_pins(const struct bwrap *b, struct plan *p, const char *root,
 			add(a, "--remount-ro"); add(a, dest);
 			break;
 		case K_PIN_FILE:
+		case K_PIN_TEXT:
 			if (!b->use_launcher) {
 				not_held(p, "protected %.100s does not exist and cannot be pinned without the launcher",
 				         nd->rel);
 				break;
 			}
-			add(a, "--ro-bind-data"); add(a, "null"); add(a, dest);
+			if (nd->kind == K_PIN_FILE) {
+				add(a, "--ro-bind-data"); add(a, "null"); add(a, dest);
+				break;
+			}
+			add(pre, "--pin-text"); add(pre, root); add(pre, nd->rel);
+			add(pre, PIN_TEXT);
+			add(a, "--ro-bind"); add(a, dest); add(a, dest);
 			break;
 		default:
 			if (fds && nd->fd >= 0) {

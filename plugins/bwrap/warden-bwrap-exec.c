@@ -43,15 +43,23 @@
  * mount point on the host: an empty directory or file.  The backend names
  * each such path before BWRAP,
  *
- *   warden-bwrap-exec [--unpin ROOT REL]... BWRAP [ARG]...
+ *   warden-bwrap-exec [--unpin ROOT REL | --pin-text ROOT REL TEXT]...
+ *                     BWRAP [ARG]...
  *
- * and when one of them does not exist yet, the launcher does not exec
- * bwrap but runs it as its child (which also dies with it), forwards the
+ * --pin-text: a file that must hold TEXT while it is pinned (git's
+ * `commondir` must hold "." where an empty one would stop git); the
+ * launcher creates it, when it does not exist, before bwrap starts, so
+ * that bwrap binds it read-only as it is and a launcher killed before it
+ * could remove it leaves a file git reads as if there were none.
+ *
+ * When one of them does not exist yet, the launcher does not exec bwrap
+ * but runs it as its child (which also dies with it), forwards the
  * signals a spawner sends (INT, TERM, HUP, QUIT), and once bwrap has
  * ended removes each such path it saw missing that is now an empty
- * directory or an empty regular file (reached from ROOT without following
- * any link), then ends as bwrap did: its exit status, or its signal.
- * A launcher killed with SIGKILL removes nothing.
+ * directory or an empty regular file, or the file it created still
+ * holding TEXT (each reached from ROOT without following any link), then
+ * ends as bwrap did: its exit status, or its signal.  A launcher killed
+ * with SIGKILL removes nothing.
  *
  * Failure: one stderr line "warden-bwrap-exec: fatal: WHAT: WHY", exit
  * status 125, nothing run.
@@ -225,6 +233,9 @@ static void scan(int argc, char **argv, int i, int *keep, size_t *n_keep,
 struct unpin {
 	const char *root;
 	const char *rel;
+	const char *text;       /* --pin-text: what the file holds, else NULL */
+	dev_t dev;              /* the file made for --pin-text */
+	ino_t ino;
 };
 
 /* A path relative to a root: no empty, "." or ".." component. */
@@ -284,7 +295,49 @@ static int missing(const struct unpin *u)
 	return r;
 }
 
-/* Removes u when it is an empty directory or an empty regular file. */
+/* Makes the missing file u with u->text in it, remembering which it is. */
+static void make_pin(struct unpin *u)
+{
+	char buf[4096];
+	const char *last;
+	struct stat st;
+	size_t n = strlen(u->text);
+	int dir = open_parent(u, buf, sizeof(buf), &last), fd = -1;
+
+	if (dir >= 0)
+		fd = openat(dir, last, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		            0644);
+	if (fd < 0 || write(fd, u->text, n) != (ssize_t)n || fstat(fd, &st) < 0 ||
+	    close(fd) < 0)
+		fatal("--pin-text", "%s/%s: %s", u->root, u->rel, strerror(errno));
+	close(dir);
+	u->dev = st.st_dev;
+	u->ino = st.st_ino;
+}
+
+/* Whether the file last in dir is the one make_pin made for u, unchanged. */
+static int made_unchanged(const struct unpin *u, int dir, const char *last,
+                          const struct stat *st)
+{
+	char buf[256];
+	size_t n = strlen(u->text);
+	ssize_t got;
+	int fd, same;
+
+	if (st->st_dev != u->dev || st->st_ino != u->ino ||
+	    (size_t)st->st_size != n || n >= sizeof(buf))
+		return 0;
+	fd = openat(dir, last, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	got = read(fd, buf, sizeof(buf));
+	same = got == (ssize_t)n && memcmp(buf, u->text, n) == 0;
+	close(fd);
+	return same;
+}
+
+/* Removes u when it is an empty directory or an empty regular file, or
+ * the file made for it still as made. */
 static void remove_pin(const struct unpin *u)
 {
 	char buf[4096];
@@ -297,7 +350,9 @@ static void remove_pin(const struct unpin *u)
 	if (fstatat(fd, last, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 		if (S_ISDIR(st.st_mode))
 			(void)unlinkat(fd, last, AT_REMOVEDIR);  /* fails unless empty */
-		else if (S_ISREG(st.st_mode) && st.st_size == 0)
+		else if (S_ISREG(st.st_mode) &&
+		         (u->text != NULL ? made_unchanged(u, fd, last, &st)
+		                          : st.st_size == 0))
 			(void)unlinkat(fd, last, 0);
 	}
 	close(fd);
@@ -385,19 +440,25 @@ int main(int argc, char **argv)
 	u = calloc((size_t)argc, sizeof(*u));
 	if (u == NULL)
 		fatal("arguments", "out of memory");
-	while (b0 < argc && strcmp(argv[b0], "--unpin") == 0) {
-		if (b0 + 2 >= argc)
-			fatal("arguments", "--unpin takes two arguments, ROOT and REL");
+	while (b0 < argc && (strcmp(argv[b0], "--unpin") == 0 ||
+	                     strcmp(argv[b0], "--pin-text") == 0)) {
+		int text = strcmp(argv[b0], "--pin-text") == 0;
+
+		if (b0 + 2 + text >= argc)
+			fatal("arguments", "%s takes %s", argv[b0],
+			      text ? "three arguments, ROOT, REL and TEXT"
+			           : "two arguments, ROOT and REL");
 		if (argv[b0 + 1][0] != '/' || !rel_ok(argv[b0 + 2]))
-			fatal("arguments", "--unpin '%s' '%s': want an absolute root and a path relative to it",
-			      argv[b0 + 1], argv[b0 + 2]);
+			fatal("arguments", "%s '%s' '%s': want an absolute root and a path relative to it",
+			      argv[b0], argv[b0 + 1], argv[b0 + 2]);
 		u[n_u].root = argv[b0 + 1];
 		u[n_u].rel = argv[b0 + 2];
+		u[n_u].text = text ? argv[b0 + 3] : NULL;
 		n_u++;
-		b0 += 3;
+		b0 += 3 + text;
 	}
 	if (b0 >= argc)
-		fatal("arguments", "usage: warden-bwrap-exec [--unpin ROOT REL]... BWRAP [ARG]...");
+		fatal("arguments", "usage: warden-bwrap-exec [--unpin ROOT REL | --pin-text ROOT REL TEXT]... BWRAP [ARG]...");
 	if (argv[b0][0] != '/')
 		fatal("arguments", "'%s' is not an absolute path", argv[b0]);
 	keep = calloc((size_t)argc, sizeof(*keep));
@@ -455,10 +516,15 @@ int main(int argc, char **argv)
 		args[k++] = argv[i];
 	args[k] = NULL;
 	env[e] = NULL;
-	/* Only what is missing now is bwrap's to create and ours to remove. */
-	for (i = 0; i < n_u; i++)
-		if (missing(&u[i]))
-			u[n_missing++] = u[i];
+	/* Only what is missing now is bwrap's (or ours) to create and ours
+	 * to remove. */
+	for (i = 0; i < n_u; i++) {
+		if (!missing(&u[i]))
+			continue;
+		if (u[i].text != NULL)
+			make_pin(&u[i]);
+		u[n_missing++] = u[i];
+	}
 	if (n_missing > 0)
 		supervise(args, env, u, n_missing);
 	execve(args[0], args, env);

@@ -189,6 +189,7 @@ protected_state() {
 	done
 	find .git/hooks .git/modules/sub/hooks -printf '%p %y %m %s\n' 2>&1 | sort
 	for f in .git/config.worktree .git/worktrees .git/commondir .git/modules/new \
+		.git/modules/sub/commondir \
 		.git-aside .git/hooks-aside; do
 		[ -e "$f" ] && echo "exists: $f"
 	done
@@ -259,6 +260,12 @@ for c in bw-ww bw-ro; do
 		echo $MARK > .git/modules/sub/hooks/$hook
 		rm -f .git/modules/sub/config; echo $MARK > .git/modules/sub/config
 		true"
+	route $c "commondir planted to take config and hooks from elsewhere" "
+		mkdir -p evil/hooks; cp -r .git/objects .git/refs evil/
+		printf '[core]\\n\\trepositoryformatversion = 0\\n$MARK\\n' > evil/config
+		echo $MARK > evil/hooks/$hook; chmod +x evil/hooks/$hook
+		echo ../evil > .git/commondir; echo ../../../evil > .git/modules/sub/commondir
+		rm -rf evil; true"
 	route $c "new submodule and worktree git directories" "
 		mkdir -p .git/modules/new/hooks; echo $MARK > .git/modules/new/hooks/$hook
 		echo $MARK > .git/modules/new/config
@@ -300,6 +307,39 @@ wr bw-ro run -c 'echo c >> f; git add f && git commit -q -m three'
 [ "$rc" != 0 ] && [ "$(git -C "$WS" log --format=%s -1)" = two ] &&
 	ok "bw-ro: git commit refused in read-only (exit $rc)" ||
 	fail "bw-ro: git commit in read-only: exit $rc, head $(git -C "$WS" log --format=%s -1)"
+
+echo "---- a pinned commondir: git works inside, and one left by a killed launcher is harmless"
+fresh_repo
+wr bw-ww run -c 'echo "$(cat .git/commondir)"; git rev-parse --git-common-dir; git -C sub status --short; echo c >> f; git commit -q -am three && git log --format=%s -1'
+[ "$rc" = 0 ] && [ "$(head -n 1 "$T/out")" = . ] && [ "$(tail -n 1 "$T/out")" = three ] &&
+	[ ! -e "$WS/.git/commondir" ] && [ "$(git -C "$WS" log --format=%s -1)" = three ] &&
+	ok "bw-ww: .git/commondir reads '.', git commits inside, no commondir on the host after" ||
+	fail "bw-ww: with the commondir pin: exit $rc: $(cat "$T/out" "$T/err"); host: $(ls "$WS/.git")"
+n=$((TAG * 10 + 8))
+mkfifo "$T/fifo"
+(cd "$WS" && exec "$WARDEN" --config "$T/bw-ww.ini" run -c "echo started > $T/fifo; sleep $n") \
+	>/dev/null 2>&1 </dev/null &
+wpid=$!
+line=$(timeout 30 cat "$T/fifo")
+rm -f "$T/fifo"
+# The launcher is warden's child: stop warden, kill the launcher, then
+# warden, so that nothing removes the pins.
+kill -STOP $wpid
+for p in $(pgrep -P $wpid); do kill -KILL "$p"; done
+kill -KILL $wpid
+wait $wpid 2>/dev/null
+i=0
+while [ -n "$(leftovers "sleep $n")" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+if [ "$line" = started ] && [ "$(cat "$WS/.git/commondir" 2>/dev/null)" = . ]; then
+	git -C "$WS" status --short >/dev/null 2>"$T/err" && [ "$(git -C "$WS" log --format=%s -1)" = three ] &&
+		ok "a commondir left by a killed launcher holds '.': the host's git works on" ||
+		fail "a commondir left by a killed launcher breaks git: $(cat "$T/err")"
+else
+	fail "the killed run left no commondir to look at (started: '$line')"
+fi
+rm -f "$WS/.git/commondir" "$WS/.git/config.worktree"
+rmdir "$WS/.git/worktrees" "$WS/.git/modules/sub/commondir" 2>/dev/null
+TAG=$((TAG + 1))
 
 echo "---- pins are removed after a timeout too"
 fresh_repo
