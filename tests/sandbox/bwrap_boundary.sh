@@ -341,6 +341,20 @@ rm -f "$WS/.git/commondir" "$WS/.git/config.worktree"
 rmdir "$WS/.git/worktrees" "$WS/.git/modules/sub/commondir" 2>/dev/null
 TAG=$((TAG + 1))
 
+echo "---- warden run binds the root and the pins by descriptor"
+fresh_repo
+# bwrap's own process is PID 1 of the sandbox: its argv is what it was given.
+wr bw-ww run -- sh -c 'tr "\0" "\n" < /proc/1/cmdline'
+fdbinds=$(awk 'prev == "--bind-fd" || prev == "--ro-bind-fd" { getline d; print prev, d } { prev = $0 }' "$T/out")
+case $fdbinds in
+*"--bind-fd $WS
+"*"--bind-fd $WS/.git
+"*"--ro-bind-fd $WS/.git/config
+"*"--ro-bind-fd $WS/.git/hooks"*)
+	ok "bw-ww: the root, .git, .git/config and .git/hooks are bound by descriptor" ;;
+*) fail "bw-ww: binds by descriptor: '$fdbinds' ($(tr '\n' ' ' <"$T/out"))" ;;
+esac
+
 echo "---- pins are removed after a timeout too"
 fresh_repo
 wr bw-ww run --timeout 1 -c "sleep $((TAG * 10 + 9))"
