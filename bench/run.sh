@@ -62,6 +62,24 @@ wl=$("$X" "$N" "$W" --config "$cl" run -- /bin/true)
 row run-bwrap-vs-direct-bwrap us "<= 1.2x" "$wb" "$(echo "$direct" | cut -f1)"
 row run-landlock-vs-bare-exec us "<= 2x" "$wl" "$(echo "$bare" | cut -f1)"
 
+# What the landlock figure is made of, each part run directly in the same
+# way: the runner's argv as `warden confine` prints it (its namespaces and
+# supervising first process included), the same with --no-namespaces, and
+# warden's own start-up (`warden --version`: the dynamic loader and its
+# libraries).  Each beside a bare exec; the run beside the runner alone.
+"$W" --config "$cl" confine -- /bin/true >"$scratch/landlock.argv"
+set --
+while IFS= read -r a; do set -- "$@" "$a"; done <"$scratch/landlock.argv"
+[ $# -gt 1 ] || { echo "bench: warden confine printed no landlock argv" >&2; exit 1; }
+runner=$("$X" "$N" "$@")
+r0=$1; shift
+runner_nons=$("$X" "$N" "$r0" --no-namespaces "$@")
+startup=$("$X" "$N" "$W" --version)
+row landlock-runner-alone-vs-bare-exec us "report" "$runner" "$(echo "$bare" | cut -f1)"
+row landlock-runner-no-namespaces-vs-bare-exec us "report" "$runner_nons" "$(echo "$bare" | cut -f1)"
+row warden-startup-vs-bare-exec us "report" "$startup" "$(echo "$bare" | cut -f1)"
+row run-landlock-vs-runner-alone us "report" "$wl" "$(echo "$runner" | cut -f1)"
+
 # Where a run's time goes: `warden confine` (start-up, config, loading the
 # backend and its probe — a real sandboxed run of the backend's own
 # binary — then the confined argv) as a whole process, per backend.
@@ -88,6 +106,8 @@ row plugins-process us "report" "$wc" "$(echo "$bare" | cut -f1)"
 # calls (the way an agent harness calls its shell tool), per call, for
 # warden run (bwrap and landlock), the confined argv run directly, and a
 # plain `bash -c true`.  Median of 7 loops, in microseconds per call.
+# (The whole-process figures above are bench_exec's: each figure's runs
+# back to back.)
 if command -v python3 >/dev/null 2>&1; then
 	python3 - "$W" "$cb" "$cl" "$scratch/bwrap.argv" <<'PY'
 import statistics, subprocess, sys, time
@@ -99,15 +119,16 @@ cases = [
     ("harness-warden-run-bwrap", [w, "--config", cb, "run", "--", "/bin/true"]),
     ("harness-warden-run-landlock", [w, "--config", cl, "run", "--", "/bin/true"]),
 ]
-res = {}
-for name, argv in cases:
-    rounds = []
-    for _ in range(7):
+# The rounds take the cases in turn, so that a change of the machine's
+# load during the run weighs on every case alike.
+rounds = {name: [] for name, _ in cases}
+for _ in range(7):
+    for name, argv in cases:
         t = time.perf_counter()
         for _ in range(200):
             subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
-        rounds.append((time.perf_counter() - t) / 200 * 1e6)
-    res[name] = (statistics.median(rounds), min(rounds), max(rounds))
+        rounds[name].append((time.perf_counter() - t) / 200 * 1e6)
+res = {name: (statistics.median(r), min(r), max(r)) for name, r in rounds.items()}
 base = res["harness-bash-c-true"][0]
 direct_b = res["harness-confined-argv-bwrap"][0]
 for name, (m, lo, hi) in res.items():
