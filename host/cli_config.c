@@ -7,12 +7,15 @@
 #include "config.h"
 
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <jansson.h>
 
 #include "cli.h"
+#include "inputs.h"
+#include "policy.h"
 #include "text.h"
 #include "vocab.h"
 #include "wconfig.h"
@@ -43,9 +46,39 @@ static json_t *plugins_json(const struct warden_config_plugin *p, size_t n)
 	return a;
 }
 
-static json_t *summary_json(const struct warden_config *c)
+/* The configured workspace_root as a sandbox would see it (resolved, or
+ * normalised when it does not exist yet), or "" when none is set. */
+static void root_of(const struct warden_config *c, char out[PATH_MAX])
+{
+	out[0] = '\0';
+	if (c->workspace_root == NULL)
+		return;
+	if (warden_root_resolve(c->workspace_root, "workspace_root", out, NULL) < 0 &&
+	    warden_path_normalise(c->workspace_root, out, NULL) < 0)
+		out[0] = '\0';
+}
+
+static json_t *inputs_json(const struct warden_inputs *in, const char *root,
+                           int only_under)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; i < in->n; i++) {
+		if (only_under && (root[0] == '\0' || !warden_inputs_under(in->v[i].path, root)))
+			continue;
+		json_array_append_new(a, json_pack("{s:o,s:o}",
+		                      "path", warden_cli_json_string(in->v[i].path),
+		                      "what", warden_cli_json_string(in->v[i].what)));
+	}
+	return a;
+}
+
+static json_t *summary_json(const struct warden_config *c,
+                            const struct warden_inputs *in)
 {
 	json_t *o = json_object(), *presets = json_array();
+	char root[PATH_MAX];
 	size_t i;
 
 	json_object_set_new(o, "ok", json_true());
@@ -74,7 +107,33 @@ static json_t *summary_json(const struct warden_config *c)
 	}
 	json_object_set_new(o, "presets", presets);
 	json_object_set_new(o, "presets_builtin", json_boolean(c->presets_builtin));
+	root_of(c, root);
+	json_object_set_new(o, "inputs", inputs_json(in, root, 0));
+	json_object_set_new(o, "inputs_under_workspace_root", inputs_json(in, root, 1));
 	return o;
+}
+
+/* warden's own inputs that a workspace-write run under the configured
+ * root could rewrite, one line each. */
+static void print_inputs_under_root(const struct warden_config *c,
+                                    const struct warden_inputs *in)
+{
+	char root[PATH_MAX];
+	size_t i, n = 0;
+
+	root_of(c, root);
+	if (root[0] == '\0')
+		return;
+	for (i = 0; i < in->n; i++)
+		n += warden_inputs_under(in->v[i].path, root) != 0;
+	if (n == 0) {
+		printf("inputs under workspace_root: none\n");
+		return;
+	}
+	printf("inputs under workspace_root (%zu): a workspace-write command could rewrite them to loosen later commands; bwrap keeps them read-only, Landlock refuses to confine (SANDBOX_UNAVAILABLE)\n", n);
+	for (i = 0; i < in->n; i++)
+		if (warden_inputs_under(in->v[i].path, root))
+			warden_text_line(stdout, "  %s (%s)", in->v[i].path, in->v[i].what);
 }
 
 static void print_plugins(const char *what, const struct warden_config_plugin *p,
@@ -94,7 +153,8 @@ static void print_plugins(const char *what, const struct warden_config_plugin *p
 	printf("\n");
 }
 
-static void print_summary(const struct warden_config *c)
+static void print_summary(const struct warden_config *c,
+                          const struct warden_inputs *in)
 {
 	size_t i;
 
@@ -114,6 +174,7 @@ static void print_summary(const struct warden_config *c)
 		       warden_mode_name(c->presets[i].mode),
 		       warden_policy_name(c->presets[i].policy));
 	printf("\n");
+	print_inputs_under_root(c, in);
 }
 
 static void usage(FILE *f)
@@ -143,6 +204,7 @@ int warden_cmd_config(struct warden_cli *cli, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct warden_config *cfg = NULL;
+	struct warden_inputs *inputs = NULL;
 	struct warden_error err = { 0, "" };
 	json_t *o;
 	int ch, json = 0;
@@ -182,14 +244,20 @@ int warden_cmd_config(struct warden_cli *cli, int argc, char **argv)
 		}
 		return warden_cli_fail(&err);
 	}
+	if (warden_inputs_collect(cfg, &inputs, &err) < 0) {
+		warden_config_free(cfg);
+		return warden_cli_fail(&err);
+	}
 	if (json) {
-		if (warden_cli_print_json(summary_json(cfg), &err) < 0) {
+		if (warden_cli_print_json(summary_json(cfg, inputs), &err) < 0) {
+			warden_inputs_free(inputs);
 			warden_config_free(cfg);
 			return warden_cli_fail(&err);
 		}
 	} else {
-		print_summary(cfg);
+		print_summary(cfg, inputs);
 	}
+	warden_inputs_free(inputs);
 	warden_config_free(cfg);
 	return 0;
 }

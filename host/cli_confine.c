@@ -29,6 +29,7 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "inputs.h"
 #include "policy.h"
 #include "sandbox.h"
 #include "vocab.h"
@@ -161,6 +162,7 @@ int warden_cmd_confine(struct warden_cli *cli, int argc, char **argv)
 	struct warden_config *cfg = NULL;
 	struct warden_sandbox *svc = NULL;
 	struct warden_confined *c = NULL;
+	struct warden_inputs *inputs = NULL;
 	struct warden_resolved res;
 	struct warden_policy pol;
 	const char *mode_arg = NULL, *root_arg = NULL, *backend = NULL;
@@ -234,8 +236,12 @@ int warden_cmd_confine(struct warden_cli *cli, int argc, char **argv)
 	}
 	if (rc == 0)
 		rc = warden_sandbox_open(cfg, &svc, &err);
+	if (rc == 0)
+		rc = warden_inputs_collect(cfg, &inputs, &err);
 	if (rc == 0) {
 		warden_policy_init(&pol);
+		pol.read_only_paths = inputs->paths;
+		pol.n_read_only_paths = inputs->n;
 		pol.mode = res.mode;
 		pol.workspace_root = res.root;
 		pol.session_id = res.session_id;
@@ -262,6 +268,7 @@ int warden_cmd_confine(struct warden_cli *cli, int argc, char **argv)
 	}
 	warden_confined_free(c);
 	warden_sandbox_free(svc);
+	warden_inputs_free(inputs);
 	warden_config_free(cfg);
 	return rc < 0 ? warden_cli_fail(&err) : 0;
 }

@@ -927,7 +927,8 @@ int warden_config_load(const char *path, struct warden_config **out,
                        struct warden_error *err)
 {
 	char xdg[PATH_MAX];
-	const char *env, *base, *suffix;
+	const char *env, *base, *suffix, *before[2];
+	size_t n_before = 0, i;
 	int rc;
 
 	*out = NULL;
@@ -948,11 +949,25 @@ int warden_config_load(const char *path, struct warden_config **out,
 		rc = load_file(xdg, 0, out, err);
 		if (rc <= 0)
 			return rc;
+		before[n_before++] = xdg;
 	}
 	rc = load_file(WARDEN_SYSCONF_FILE, 0, out, err);
-	if (rc <= 0)
-		return rc;
-	return warden_config_parse(warden_default_config, BUILTIN_FILE, out, err);
+	if (rc > 0) {
+		before[n_before++] = WARDEN_SYSCONF_FILE;
+		rc = warden_config_parse(warden_default_config, BUILTIN_FILE, out, err);
+	}
+	/* What would have been taken first, had it existed: creating one of
+	 * them changes the next command's config. */
+	for (i = 0; rc == 0 && i < n_before; i++) {
+		(*out)->lookup_before[i] = strdup(before[i]);
+		if ((*out)->lookup_before[i] == NULL) {
+			warden_config_free(*out);
+			*out = NULL;
+			return warden_error_set(err, WARDEN_EOS, "out of memory");
+		}
+		(*out)->n_lookup_before = i + 1;
+	}
+	return rc;
 }
 
 static void free_plugins(struct warden_config_plugin *arr, size_t n)
@@ -979,6 +994,8 @@ void warden_config_free(struct warden_config *cfg)
 		return;
 	free(cfg->file);
 	free(cfg->dir);
+	for (i = 0; i < cfg->n_lookup_before; i++)
+		free(cfg->lookup_before[i]);
 	free(cfg->workspace_root);
 	free(cfg->state_dir);
 	free(cfg->plugin_dir);

@@ -20,6 +20,7 @@
 #include "approval.h"
 #include "classify.h"
 #include "env.h"
+#include "inputs.h"
 #include "policy.h"
 #include "program.h"
 #include "run.h"
@@ -35,6 +36,7 @@ extern char **environ;
 
 struct warden_consumer {
 	const struct warden_config *cfg;
+	struct warden_inputs *inputs;       /* collected on the first confined run */
 	struct warden_sandbox *sandbox;     /* opened on the first confined run */
 	struct warden_approval *approval;   /* made on the first escalation */
 };
@@ -59,6 +61,7 @@ void warden_consumer_free(struct warden_consumer *c)
 		return;
 	warden_sandbox_free(c->sandbox);
 	warden_approval_free(c->approval);
+	warden_inputs_free(c->inputs);
 	free(c);
 }
 
@@ -801,7 +804,13 @@ static int confine(struct run_ctx *x, const struct warden_resolved *res,
 	if (x->c->sandbox == NULL &&
 	    (r = warden_sandbox_open(x->c->cfg, &x->c->sandbox, err)) < 0)
 		return r;
+	if (x->c->inputs == NULL &&
+	    (r = warden_inputs_collect(x->c->cfg, &x->c->inputs, err)) < 0)
+		return r;
 	warden_policy_init(&pol);
+	/* What decides the next command stays out of this one's reach. */
+	pol.read_only_paths = x->c->inputs->paths;
+	pol.n_read_only_paths = x->c->inputs->n;
 	pol.mode = res->mode;
 	pol.workspace_root = res->root;
 	pol.session_id = rep->session;

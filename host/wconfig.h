@@ -64,6 +64,11 @@ struct warden_preset {
 struct warden_config {
 	char *file;             /* absolute path, or "<built-in>" */
 	char *dir;              /* relative paths resolve against this */
+	/* The files warden_config_load() looked for before `file` and did
+	 * not find (the user's and the system's config, before the built-in
+	 * one): creating one would change the config. */
+	char *lookup_before[2];
+	size_t n_lookup_before;
 
 	/* [warden] */
 	int default_mode;       /* enum warden_sandbox_mode */

@@ -187,4 +187,121 @@ chmod 755 "$T/ws/p/here.sh"
 [ "$(cat "$T/out")" = relative-ran ] && ok "a relative program is found from where the command starts" ||
 	fail "./here.sh from the root: '$(cat "$T/out")' ($(cat "$T/err"))"
 
+echo "---- warden's own inputs kept inside the workspace"
+EXEC_SO=$top_builddir/plugins/exec/.libs/exec.so
+[ -e "$EXEC_SO" ] || { echo "FAIL: $EXEC_SO was not built"; exit 1; }
+# selfconf DIR BACKEND: DIR/warden.ini, as a team keeps it in its
+# repository: the root is DIR, the session logs in DIR/.state, an exec
+# answerer whose script lives in DIR.
+selfconf() {
+	d=$1
+	mkdir -p "$d"
+	printf '#!/bin/sh\necho allowed-once\n' >"$d/answer.sh"
+	chmod 755 "$d/answer.sh"
+	{
+		printf '[warden]\ndefault_mode = workspace-write\nworkspace_root = %s\nstate_dir = %s/.state\n' "$d" "$d"
+		case $2 in
+		bwrap) printf '[backend bwrap]\nplugin = %s\nlauncher = %s\n' "$BWRAP_SO" \
+			"$top_builddir/plugins/bwrap/warden-bwrap-exec" ;;
+		landlock) printf '[backend landlock]\nplugin = %s\nrunner = %s\n' "$LL_SO" "$RUNNER" ;;
+		esac
+		printf '[answerer script]\nplugin = %s\ncommand = /bin/sh\narg = %s/answer.sh\n' "$EXEC_SO" "$d"
+	} >"$d/warden.ini"
+	chmod 644 "$d/warden.ini"
+}
+# sums DIR: the checksums of the config and the answerer's script in DIR.
+sums() { (cd "$1" && sha256sum warden.ini answer.sh 2>&1); }
+# sw DIR ARGS...: warden with DIR's config, in DIR.
+sw() {
+	d=$1
+	shift
+	(cd "$d" && "$WARDEN" --config "$d/warden.ini" "$@") >"$T/out" 2>"$T/err" </dev/null
+	rc=$?
+}
+
+for b in bwrap landlock; do
+	d=$T/self-$b
+	selfconf "$d" $b
+	sw "$d" session new
+	sid=$(tail -n 1 "$T/out")
+	[ "$rc" -eq 0 ] && [ -n "$sid" ] || { fail "$b: session new in $d: exit $rc"; continue; }
+	sums "$d" >"$T/before"
+
+	sw "$d" config check
+	if [ "$rc" -eq 0 ] && grep -q '^inputs under workspace_root (3)' "$T/out" &&
+	   grep -qF "  $d/warden.ini (the config file)" "$T/out" &&
+	   grep -qF "  $d/.state (state_dir (the session logs))" "$T/out" &&
+	   grep -qF "  $d/answer.sh ([answerer script] arg (line" "$T/out"; then
+		ok "$b: config check names the config, state_dir and the answerer's script under the root"
+	else
+		fail "$b: config check does not list the inputs under workspace_root"
+		cat "$T/out" "$T/err"
+	fi
+	sw "$d" config check --json
+	"$PY" - "$T/out" "$d" <<'PY' && ok "$b: config check --json lists the same" || fail "$b: config check --json"
+import json, sys
+o = json.load(open(sys.argv[1])); d = sys.argv[2]
+under = sorted(i["path"] for i in o["inputs_under_workspace_root"])
+assert under == sorted([d + "/warden.ini", d + "/.state", d + "/answer.sh"]), under
+every = [i["path"] for i in o["inputs"]]
+assert all(p in every for p in under), every
+assert all(not p.startswith(d + "/") for p in every if p not in under), every
+PY
+
+	if [ $b = landlock ]; then
+		# Landlock cannot hold a path read-only under a writable root:
+		# it refuses to confine, naming the path, and nothing runs.
+		sw "$d" --session "$sid" run --json -c "sed -i 's/^default_mode = .*/default_mode = danger-full-access/' warden.ini"
+		if [ "$rc" -eq 69 ] && grep -q "SANDBOX_UNAVAILABLE" "$T/err" &&
+		   grep -qF "$d/" "$T/err"; then
+			ok "landlock: SANDBOX_UNAVAILABLE, naming the path under the root (exit 69)"
+		else
+			fail "landlock: a workspace-write run with warden.ini under the root: exit $rc"
+			cat "$T/out" "$T/err"
+		fi
+	else
+		sw "$d" --session "$sid" run --json -c "sed -i 's/^default_mode = .*/default_mode = danger-full-access/' warden.ini"
+		[ "$rc" -ne 0 ] && ok "bwrap: editing warden.ini from inside fails (exit $rc)" ||
+			fail "bwrap: sed -i warden.ini succeeded inside the sandbox"
+		# A forged sandbox/mode line that continues the log exactly.
+		forged=$("$PY" - "$d/.state/$sid.jsonl" <<'PY'
+import json, sys
+last = json.loads(open(sys.argv[1]).read().splitlines()[-1])
+k = dict(last["knobs"]); k["mode"] = "danger-full-access"
+print(json.dumps({"seq": last["seq"] + 1, "time": last["time"], "type": "sandbox/mode",
+                  "mode": "danger-full-access", "knobs": k}, separators=(",", ":")))
+PY
+)
+		sw "$d" --session "$sid" run --json -c "printf '%s\n' '$forged' >>.state/$sid.jsonl"
+		[ "$rc" -ne 0 ] && ok "bwrap: appending a forged line to the session log fails (exit $rc)" ||
+			fail "bwrap: the forged line was appended"
+		for cmd in "echo 'echo rejected' >answer.sh" "rm -rf .state" \
+		           "mv .state s" "mv warden.ini w" "rm warden.ini"; do
+			sw "$d" --session "$sid" run --json -c "$cmd"
+			[ "$rc" -ne 0 ] && ok "bwrap: '$cmd' fails inside (exit $rc)" ||
+				fail "bwrap: '$cmd' succeeded inside the sandbox"
+		done
+		sw "$d" --session "$sid" run --json -c "touch ok-inside"
+		expect "bwrap: the root itself stays writable" 0 class=ok mode=workspace-write
+		sw "$d" --session "$sid" run --json -- touch "$T/outside/escalated-$b"
+		expect "bwrap: the next run is still confined" 1 class=denied mode=workspace-write mode_source=config enforcement=full
+		[ -e "$T/outside/escalated-$b" ] && fail "bwrap: the next run wrote outside the root"
+	fi
+	sums "$d" >"$T/after"
+	if cmp -s "$T/before" "$T/after"; then
+		ok "$b: warden.ini and answer.sh unchanged on the host"
+	else
+		fail "$b: warden.ini or answer.sh changed on the host"
+		cat "$T/before" "$T/after"
+	fi
+	if grep -q '"sandbox/mode"' "$d/.state/$sid.jsonl"; then
+		fail "$b: a sandbox/mode line reached the session log"
+	else
+		ok "$b: no sandbox/mode line in the session log"
+	fi
+	sw "$d" --session "$sid" session state "$sid"
+	grep -q '^mode: workspace-write (config)' "$T/out" && ok "$b: the session's mode is still the config's" ||
+		{ fail "$b: session state after the attempts"; cat "$T/out" "$T/err"; }
+done
+
 finish
