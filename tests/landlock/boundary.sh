@@ -240,4 +240,80 @@ else
 fi
 ipc_absent "without namespaces" $k
 
+
+echo "---- protected paths and file metadata, through warden run"
+# Read-only: every route to a protected path fails and the host's .git is
+# as before; every metadata change of an outside file is refused.
+# Workspace-write: Landlock cannot take a right back below the writable
+# root, nor tell a chmod outside the root from one inside it: `warden
+# plugins` and the run say partial and name both (the declared gaps).
+MARK=planted-by-a-detour-$$
+export GIT_CONFIG_NOSYSTEM=1 HOME=$T/home
+mkdir -p "$T/home"
+# gitstate: the host's view of the root's .git (protected paths, HEAD).
+gitstate() {
+	(cd "$T/ws" && find .git -path .git/objects -prune -o -printf '%p %y %m %s\n' | sort
+	 cat .git/config .git/HEAD; ls -A .git/hooks) 2>&1
+}
+planted() { grep -rlF "$MARK" "$T/ws" 2>/dev/null; }
+# meta FILE: generation, mode, owner, times, inode flags, xattr names, contents.
+meta() {
+	printf '%s %s %s|%s|%s\n' "$("$ACT" getversion "$1")" "$(stat -c '%a %u:%g %Y %Z' "$1")" \
+		"$(lsattr -d "$1" 2>&1 | cut -d' ' -f1)" "$("$ACT" listxattr "$1" | tr '\n' ,)" \
+		"$(sha256sum <"$1")"
+}
+METACMD="$ACT chattr $O; $ACT setxattr $O; chmod 777 $O; chown 1:1 $O; touch -d 2020-01-01 $O; true"
+rm -rf "$T/ws/.git"
+git init -q "$T/ws" || fail "git init"
+echo original >"$O"
+before=$(gitstate)
+for route in \
+	"echo $MARK >> .git/config; echo $MARK > .git/hooks/post-checkout; chmod +x .git/hooks/post-checkout" \
+	"mv .git .git-aside; mkdir -p .git/hooks; echo $MARK > .git/hooks/post-checkout; echo $MARK > .git/config" \
+	"rm -rf .git/hooks; mkdir .git/hooks; echo $MARK > .git/hooks/post-checkout" \
+	"rm -f .git/config; echo $MARK > .git/config" \
+	"mkdir -p .git/modules/x/hooks; echo $MARK > .git/modules/x/hooks/post-checkout"; do
+	wr ll-ro run --json -c "$route; true"
+	if [ "$(field enforcement)" != full ]; then
+		fail "ll-ro: '$route': enforcement $(field enforcement)"
+	elif [ -n "$(planted)" ] || [ "$(gitstate)" != "$before" ] || [ -e "$T/ws/.git-aside" ]; then
+		fail "ll-ro: '$route': the host's .git changed: $(planted)"
+	else
+		ok "ll-ro: '$route': refused, the host's .git unchanged, nothing planted"
+	fi
+done
+rm -rf "$T/ws/.git"
+wr ll-ro run -c "git init -q . 2>/dev/null; mkdir -p .git/hooks; echo $MARK > .git/hooks/post-checkout; true"
+[ ! -e "$T/ws/.git" ] && [ -z "$(planted)" ] && ok "ll-ro: no .git: none made" ||
+	fail "ll-ro: no .git: the host has $(ls -A "$T/ws")"
+mb=$(meta "$O")
+sleep 0.01
+wr ll-ro run --json -c "$METACMD"
+[ "$(meta "$O")" = "$mb" ] && [ "$(field enforcement)" = full ] &&
+	ok "ll-ro: chattr, setxattr, chmod, chown, utime of an outside file refused: unchanged" ||
+	fail "ll-ro: the outside file's metadata changed: '$mb' -> '$(meta "$O")'"
+
+(cd "$T/ws" && "$WARDEN" --config "$T/ll-ww.ini" plugins --json) >"$T/plugins.json" 2>"$T/err"
+case $(probe "$T/plugins.json" workspace-write) in
+"partial|"*"metadata changes (chmod, chown, utime, xattr) outside the root are not governed"*".git/hooks and .git/config stay writable"*)
+	ok "plugins: workspace-write partial, names the metadata and protected-path gaps" ;;
+*) fail "plugins: workspace-write: $(probe "$T/plugins.json" workspace-write)" ;;
+esac
+git init -q "$T/ws" || fail "git init"
+wr ll-ww run --json -c "echo $MARK >> .git/config; true"
+[ "$(field enforcement)" = partial ] && ok "ll-ww: a run writing .git/config is reported partial" ||
+	fail "ll-ww: a run writing .git/config: enforcement $(field enforcement)"
+[ -n "$(planted)" ] && echo "NOTE: ll-ww: .git/config was written (the declared gap)"
+rm -rf "$T/ws/.git"
+mb=$(meta "$O")
+sleep 0.01
+wr ll-ww run --json -c "$METACMD"
+[ "$(field enforcement)" = partial ] && ok "ll-ww: a run changing metadata outside is reported partial" ||
+	fail "ll-ww: metadata run: enforcement $(field enforcement)"
+[ "$(meta "$O")" != "$mb" ] && echo "NOTE: ll-ww: the outside file's metadata changed (the declared gap)"
+wr ll-ww run -- "$ACT" chattr "$O"
+grep -q 'chattr: ok' "$T/out" && fail "ll-ww: FS_IOC_SETFLAGS on an outside file succeeded" ||
+	ok "ll-ww: inode flags (an ioctl) stay refused even so"
+chmod 644 "$O" 2>/dev/null; chown 0:0 "$O" 2>/dev/null
+
 finish

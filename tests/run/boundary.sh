@@ -7,6 +7,8 @@
 
 config cfg workspace-write bwrap
 config ll workspace-write landlock
+config cfgro read-only bwrap
+config llro read-only landlock
 
 # clean FILE: no byte a terminal acts on (C0 but newline, DEL, C1 in
 # UTF-8, bytes that are not UTF-8) anywhere in FILE.
@@ -26,7 +28,7 @@ PY
 
 echo "---- a confined command carries no WARDEN_* variable"
 id=$("$WARDEN" --config "$T/cfg.ini" session new --cwd "$T/ws" | tail -n 1)
-for c in cfg ll; do
+for c in cfg ll cfgro llro; do
 	(export WARDEN_SESSION="$id" WARDEN_CONFIG="$T/$c.ini" WARDEN_OTHER=x
 	 cd "$T/ws" && "$WARDEN" run -- env) >"$T/out" 2>"$T/err" </dev/null
 	rc=$?
@@ -141,6 +143,10 @@ for c in cfg ll; do
 	idb=$("$WARDEN" --config "$T/$c.ini" session new --cwd "$T/ws/p/sub" | tail -n 1)
 	wr "$c" --session "$idb" run --json -- touch "$T/ws/p/sub/b-was-here"
 	expect "$c: session B writes under its root" 0 class=ok || continue
+	# Session R, on the same root in read-only mode.
+	idr=$("$WARDEN" --config "$T/$c.ini" session new --cwd "$T/ws/p/sub" | tail -n 1)
+	"$WARDEN" --config "$T/$c.ini" --session "$idr" mode set read-only >/dev/null ||
+		fail "$c: mode set read-only for session R"
 	# A command of session A (root $T/ws) moves B's root aside and plants
 	# a symlink to a directory outside both roots in its place.
 	wr "$c" --session "$ida" run --json -c "mv p/sub p/sub.orig && ln -s '$T/elsewhere' p/sub"
@@ -162,10 +168,16 @@ for c in cfg ll; do
 	wr "$c" session state "$idb"
 	[ "$rc" -eq 65 ] && ok "$c: session state refuses it too (exit 65)" ||
 		fail "$c: session state on a moved root: exit $rc"
+	wr "$c" --session "$idr" run --json -- cat "$T/ws/p/sub/x"
+	[ "$rc" -eq 65 ] && grep -q "now leads to $T/elsewhere" "$T/err" &&
+		ok "$c: read-only session R refuses its moved root too (exit 65)" ||
+		{ fail "$c: read-only session R on a moved root: exit $rc"; cat "$T/out" "$T/err"; }
 	# Put back, the root is the recorded one again and B works.
 	rm "$T/ws/p/sub" && mv "$T/ws/p/sub.orig" "$T/ws/p/sub"
 	wr "$c" --session "$idb" run --json -- touch "$T/ws/p/sub/b-restored"
 	expect "$c: restored, session B runs again" 0 class=ok
+	wr "$c" --session "$idr" run --json -- ls "$T/ws/p/sub"
+	expect "$c: restored, read-only session R runs again" 0 class=ok mode=read-only enforcement=full
 	rm -f "$T/ws/p/sub/"*
 done
 
@@ -190,16 +202,17 @@ chmod 755 "$T/ws/p/here.sh"
 echo "---- warden's own inputs kept inside the workspace"
 EXEC_SO=$top_builddir/plugins/exec/.libs/exec.so
 [ -e "$EXEC_SO" ] || { echo "FAIL: $EXEC_SO was not built"; exit 1; }
-# selfconf DIR BACKEND: DIR/warden.ini, as a team keeps it in its
+# selfconf DIR BACKEND [MODE]: DIR/warden.ini, as a team keeps it in its
 # repository: the root is DIR, the session logs in DIR/.state, an exec
-# answerer whose script lives in DIR.
+# answerer whose script lives in DIR; default_mode MODE (workspace-write).
 selfconf() {
 	d=$1
 	mkdir -p "$d"
 	printf '#!/bin/sh\necho allowed-once\n' >"$d/answer.sh"
 	chmod 755 "$d/answer.sh"
 	{
-		printf '[warden]\ndefault_mode = workspace-write\nworkspace_root = %s\nstate_dir = %s/.state\n' "$d" "$d"
+		printf '[warden]\ndefault_mode = %s\nworkspace_root = %s\nstate_dir = %s/.state\n' \
+			"${3:-workspace-write}" "$d" "$d"
 		case $2 in
 		bwrap) printf '[backend bwrap]\nplugin = %s\nlauncher = %s\n' "$BWRAP_SO" \
 			"$top_builddir/plugins/bwrap/warden-bwrap-exec" ;;
@@ -303,5 +316,147 @@ PY
 	grep -q '^mode: workspace-write (config)' "$T/out" && ok "$b: the session's mode is still the config's" ||
 		{ fail "$b: session state after the attempts"; cat "$T/out" "$T/err"; }
 done
+
+
+echo "---- warden's own inputs inside the workspace, read-only mode"
+# Nothing is writable in read-only mode: both backends confine (Landlock
+# too, it holds every path then), and no attempt reaches the host.
+for b in bwrap landlock; do
+	d=$T/selfro-$b
+	selfconf "$d" $b read-only
+	sw "$d" session new
+	sid=$(tail -n 1 "$T/out")
+	[ "$rc" -eq 0 ] && [ -n "$sid" ] || { fail "$b read-only: session new in $d: exit $rc"; continue; }
+	sums "$d" >"$T/before"
+	for cmd in "sed -i 's/^default_mode = .*/default_mode = danger-full-access/' warden.ini" \
+	           "echo '{\"forged\":1}' >>.state/$sid.jsonl" "echo 'echo rejected' >answer.sh" \
+	           "mv warden.ini w" "rm -rf .state" "mv .state s"; do
+		sw "$d" --session "$sid" run --json -c "$cmd"
+		if [ "$rc" -eq 0 ] || [ "$rc" -eq 69 ]; then
+			fail "$b read-only: '$cmd': exit $rc, want a confined failure"
+			cat "$T/out" "$T/err"
+		elif [ "$(field mode)" != read-only ] || [ "$(field enforcement)" != full ]; then
+			fail "$b read-only: '$cmd' ran as $(field mode)/$(field enforcement)"
+		else
+			ok "$b read-only: '$cmd' fails confined (exit $rc, full)"
+		fi
+	done
+	sums "$d" >"$T/after"
+	cmp -s "$T/before" "$T/after" && ok "$b read-only: warden.ini and answer.sh unchanged on the host" ||
+		{ fail "$b read-only: warden.ini or answer.sh changed"; cat "$T/before" "$T/after"; }
+	[ -e "$d/warden.ini" ] && [ -d "$d/.state" ] && [ ! -e "$d/w" ] && [ ! -e "$d/s" ] ||
+		fail "$b read-only: the config or state_dir moved: $(ls -A "$d")"
+	# (The log records each run's argv: only a line of its own counts.)
+	grep -qx '{"forged":1}' "$d/.state/$sid.jsonl" && fail "$b read-only: the forged line reached the log" ||
+		ok "$b read-only: the session log holds no forged line"
+	sw "$d" --session "$sid" run --json -- touch "$T/outside/escalated-ro-$b"
+	expect "$b read-only: the next run is still confined" 1 class=denied mode=read-only mode_source=config enforcement=full
+	[ -e "$T/outside/escalated-ro-$b" ] && fail "$b read-only: the next run wrote outside the root"
+done
+
+echo "---- bwrap: warden's own inputs deeper in the root hold by every route"
+# The config in conf/, the session logs in var/state, the plugin in lib/
+# (plugin_dir, the plugin by bare name), the answerer's script in tools/,
+# and a plugin that does not exist yet (lib/later.so).  The launcher
+# stays outside: bwrap refuses one inside the root (below).
+d=$T/deep
+MARK=planted-input-$$
+mkdir -p "$d/conf" "$d/tools" "$d/lib"
+cp "$BWRAP_SO" "$d/lib/bwrap.so"
+printf '#!/bin/sh\necho allowed-once\n' >"$d/tools/answer.sh"
+chmod 755 "$d/tools/answer.sh"
+chmod 644 "$d/lib/bwrap.so"
+printf '[warden]\ndefault_mode = workspace-write\nworkspace_root = %s\nstate_dir = %s/var/state\nplugin_dir = %s/lib\n[backend bwrap]\nplugin = bwrap\nlauncher = %s\n[answerer script]\nplugin = %s\ncommand = /bin/sh\narg = %s/tools/answer.sh\n[answerer later]\nplugin = later\n' \
+	"$d" "$d" "$d" "$top_builddir/plugins/bwrap/warden-bwrap-exec" "$EXEC_SO" "$d" >"$d/conf/warden.ini"
+chmod 644 "$d/conf/warden.ini"
+# dw ARGS...: warden with deep's config, in deep.
+dw() {
+	(cd "$d" && "$WARDEN" --config "$d/conf/warden.ini" "$@") >"$T/out" 2>"$T/err" </dev/null
+	rc=$?
+}
+dsums() { (cd "$d" && sha256sum conf/warden.ini tools/answer.sh lib/bwrap.so 2>&1); }
+dw session new
+sid=$(tail -n 1 "$T/out")
+if [ "$rc" -ne 0 ] || [ -z "$sid" ]; then
+	fail "deep: session new: exit $rc: $(cat "$T/err")"
+else
+	dw config check --json
+	"$PY" - "$T/out" "$d" <<'PY' && ok "deep: config check names every input under the root, the missing plugin too" ||
+import json, sys
+o = json.load(open(sys.argv[1])); d = sys.argv[2]
+under = set(i["path"] for i in o["inputs_under_workspace_root"])
+want = set(d + p for p in ["/conf/warden.ini", "/var/state", "/lib", "/lib/bwrap.so",
+                           "/lib/later.so", "/tools/answer.sh"])
+assert want <= under, (sorted(want - under), sorted(under))
+PY
+		{ fail "deep: config check --json"; cat "$T/out" "$T/err"; }
+	dsums >"$T/before"
+	for cmd in \
+		"mv conf conf-aside; mkdir conf; echo $MARK > conf/warden.ini" \
+		"rm -f conf/warden.ini; echo $MARK > conf/warden.ini" \
+		"rm -rf tools; mkdir -p tools; echo $MARK > tools/answer.sh" \
+		"mv var var-aside; mkdir -p var/state; echo $MARK > var/state/$sid.jsonl" \
+		"mv var/state var/state-aside; mkdir var/state; echo $MARK > var/state/$sid.jsonl" \
+		"echo $MARK >> var/state/$sid.jsonl" \
+		"mv lib lib-aside; mkdir lib; echo $MARK > lib/bwrap.so" \
+		"rm -f lib/bwrap.so; echo $MARK > lib/bwrap.so" \
+		"echo $MARK > lib/later.so" \
+		"ln -s ../tools/answer.sh lib/later.so"; do
+		dw --session "$sid" run --json -c "$cmd"
+		[ "$rc" -ne 0 ] && [ "$(field enforcement)" = full ] &&
+			ok "deep: '$cmd' fails inside (exit $rc)" ||
+			fail "deep: '$cmd': exit $rc, enforcement $(field enforcement)"
+	done
+	dsums >"$T/after"
+	# The log records each run's argv: there only a line of its own counts.
+	p=$(grep -rlF "$MARK" "$d" | grep -vx "$d/var/state/$sid.jsonl"; grep -lx "$MARK" "$d/var/state/$sid.jsonl")
+	left=$(cd "$d" && ls -d conf-aside var-aside var/state-aside lib-aside lib/later.so 2>/dev/null)
+	if [ -n "$p" ] || [ -n "$left" ] || ! cmp -s "$T/before" "$T/after"; then
+		fail "deep: the host changed: planted '$p', left '$left'"
+		diff "$T/before" "$T/after"
+	else
+		ok "deep: config, script and plugin unchanged; nothing planted or moved; later.so not made"
+	fi
+	dw --session "$sid" run --json -- touch "$T/outside/escalated-deep"
+	expect "deep: the next run is still confined, by the config's mode" 1 class=denied mode=workspace-write mode_source=config enforcement=full
+	[ -e "$T/outside/escalated-deep" ] && fail "deep: the next run wrote outside the root"
+	dw --session "$sid" run --json -c "touch work-here"
+	[ "$rc" -eq 0 ] && [ -e "$d/work-here" ] && ok "deep: the root itself stays writable" ||
+		fail "deep: touch inside the root: exit $rc"
+fi
+# A launcher inside the root: bwrap refuses to confine with it, naming it.
+cp "$top_builddir/plugins/bwrap/warden-bwrap-exec" "$d/lib/warden-bwrap-exec"
+sed -i "s|^launcher = .*|launcher = $d/lib/warden-bwrap-exec|" "$d/conf/warden.ini"
+dw --session "$sid" run --json -c "echo $MARK > work-here"
+if [ "$rc" -eq 69 ] && grep -qF "SANDBOX_UNAVAILABLE" "$T/err" &&
+   grep -qF "launcher $d/lib/warden-bwrap-exec lies inside the workspace root" "$T/err" &&
+   ! grep -qF "$MARK" "$d/work-here"; then
+	ok "deep: a launcher inside the root is refused by name (exit 69), nothing ran"
+else
+	fail "deep: a launcher inside the root: exit $rc"
+	cat "$T/out" "$T/err"
+fi
+
+echo "---- a refusal naming a path with terminal controls shows it escaped"
+# (The config parser refuses C0 controls: C1 and bidi characters are
+# valid UTF-8 and reach the paths.)
+d="$T/$(printf 'self\302\233ll\342\200\256x')"
+selfconf "$d" landlock
+sw "$d" session new
+sid=$(tail -n 1 "$T/out")
+sw "$d" --session "$sid" run -- true
+if [ "$rc" -eq 69 ] && clean "$T/err" && grep -qF 'self\u{009b}ll\u{202e}x/' "$T/err"; then
+	ok "landlock's refusal (exit 69) names the path under the root escaped"
+else
+	fail "landlock's refusal with C1/bidi in the root: exit $rc, or raw controls"
+	od -c "$T/err" | head -8
+fi
+sw "$d" config check
+if [ "$rc" -eq 0 ] && clean "$T/out" && grep -qF 'self\u{009b}ll\u{202e}x/warden.ini' "$T/out"; then
+	ok "config check lists the inputs under the root escaped"
+else
+	fail "config check with C1/bidi in the root: exit $rc, or raw controls"
+	od -c "$T/out" | head -8
+fi
 
 finish

@@ -94,11 +94,12 @@ echo "---- the command dies with warden (SIGKILL of warden run)"
 for c in bw-ro bw-ww; do
 	n=$((TAG * 10 + 7))
 	rm -f "$T/started" "$T/late"
+	sid=$(cd "$WS" && "$WARDEN" --config "$T/$c.ini" session new | tail -n 1)
 	# The command reports through a pipe (read-only mode cannot write a
 	# file), then would write the marker after a sleep, through warden's
 	# stdout, which is the file $T/late.
 	mkfifo "$T/fifo"
-	(cd "$WS" && exec "$WARDEN" --config "$T/$c.ini" run -c \
+	(cd "$WS" && exec "$WARDEN" --config "$T/$c.ini" --session "$sid" run -c \
 		"echo started > $T/fifo; sleep $n; echo late") \
 		>"$T/late" 2>"$T/err" </dev/null &
 	wpid=$!
@@ -115,11 +116,60 @@ for c in bw-ro bw-ww; do
 	left=$(leftovers "sleep $n")
 	[ -z "$left" ] && ok "$c: nothing of the command is left after SIGKILL of warden" ||
 		fail "$c: left behind after SIGKILL of warden: $left"
+	# The killed run is in the log: its start, written before the
+	# command ran, without an end.
+	"$WARDEN" --config "$T/$c.ini" session show "$sid" --json >"$T/ev.json" 2>"$T/err" ||
+		fail "$c: the log of the killed run does not replay: $(cat "$T/err")"
+	"$PY" - "$T/ev.json" "sleep $n" <<'PY' && ok "$c: the killed run's start is in the log, no end" ||
+import json, sys
+ev = [e for e in json.load(open(sys.argv[1]))["events"] if e["type"] == "sandbox/run"]
+assert len(ev) == 1, ev
+e = ev[0]
+assert e["phase"] == "start" and e["backend"] == "bwrap", e
+assert e["argv"][:2] == ["bash", "-c"] and sys.argv[2] in e["argv"][2], e
+PY
+		fail "$c: no start event for the killed run: $(cat "$T/ev.json")"
 	TAG=$((TAG + 1))
 done
 # Nothing written after: the command's stdout was the file itself.
 [ ! -s "$T/late" ] && ok "the command wrote nothing after warden died" ||
 	fail "the command went on after warden died: $(cat "$T/late")"
+
+echo "---- file metadata outside the root: ioctls, chmod, chown, utime, xattr"
+ACT=$top_builddir/tests/landlock/ll-act
+[ -x "$ACT" ] || { echo "FAIL: $ACT was not built"; exit 1; }
+O=$T/outside/file
+# meta FILE: everything the cases could change: generation, mode, owner,
+# mtime, ctime, inode flags, xattr names, contents.
+meta() {
+	printf '%s %s %s|%s|%s\n' "$("$ACT" getversion "$1")" "$(stat -c '%a %u:%g %Y %Z' "$1")" \
+		"$(lsattr -d "$1" 2>&1 | cut -d' ' -f1)" "$("$ACT" listxattr "$1" | tr '\n' ,)" \
+		"$(sha256sum <"$1")"
+}
+# Control: unconfined, the generation and the inode flags change here (the
+# cases can fail).
+echo ctl >"$T/ctl"
+"$ACT" setversion "$T/ctl" >/dev/null && [ "$("$ACT" getversion "$T/ctl")" = 4242 ] ||
+	fail "control: FS_IOC_SETVERSION does not work unconfined here: the case proves nothing"
+"$ACT" chattr "$T/ctl" | grep -q 'chattr: ok' ||
+	fail "control: FS_IOC_SETFLAGS does not work unconfined here: the case proves nothing"
+for c in bw-ro bw-ww; do
+	before=$(meta "$O")
+	sleep 0.01
+	for how in "" hi ext4; do
+		wr $c run -- "$ACT" setversion "$O" $how
+		grep -q '^setversion: ok' "$T/out" &&
+			fail "$c: SETVERSION${how:+ ($how)} succeeded inside: $(cat "$T/out")"
+	done
+	wr $c run -c "$ACT chattr $O; $ACT setxattr $O; chmod 777 $O; chown 1:1 $O; touch -d 2020-01-01 $O; true"
+	grep -q ': ok$' "$T/out" && fail "$c: an ioctl or xattr change succeeded inside: $(cat "$T/out")"
+	after=$(meta "$O")
+	if [ "$after" = "$before" ]; then
+		ok "$c: generation, flags, xattrs, mode, owner, times and contents of the outside file unchanged"
+	else
+		fail "$c: the outside file's metadata changed: '$before' -> '$after'"
+	fi
+done
 
 echo "---- the launcher keeps the descriptors bwrap's options name, and only those"
 printf '#!/bin/sh\nfor f in /proc/$$/fd/*; do printf "%%s " "${f##*/}"; done\n' >"$T/fds"
