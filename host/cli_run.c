@@ -2,14 +2,16 @@
  * cli_run.c — `warden run`, the sandboxed bash tool an agent calls
  * (DESIGN §2, §3, §8):
  *
- *   warden run [--json] [--timeout S] [--require-full] [--cwd DIR]
- *              [--call-id C] [--escalate MODE --justification TEXT]
+ *   warden run [--json] [--result-fd N] [--timeout S] [--require-full]
+ *              [--cwd DIR] [--call-id C]
+ *              [--escalate MODE --justification TEXT]
  *              (-c 'COMMAND' | -- ARGV...)
  *
  * This file parses the options and prints; the run itself (resolve,
  * confine, spawn, classify, record, escalate) is the consumer's
  * (host/run.h), which `warden serve` and `warden mcp` call too.  Output:
- * --json prints one object after the command's output, a denial prints
+ * --json prints one object after the command's output (--result-fd N:
+ * on descriptor N instead, stdout being the command's alone), a denial prints
  * one line an agent can act on, and the exit status says the rest (see
  * the table in usage()).
  *
@@ -20,11 +22,15 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -38,6 +44,7 @@
 
 struct run_opts {
 	int json;
+	int result_fd;          /* --result-fd N, -1: the object on stdout */
 	int require_full;       /* --require-full */
 	long timeout_ms;        /* 0: none */
 	int escalate;           /* requested mode, 0: none */
@@ -52,8 +59,8 @@ struct run_opts {
 static void usage(FILE *f)
 {
 	fprintf(f,
-	        "usage: warden [--session ID] run [--json] [--timeout S] [--require-full]\n"
-	        "                  [--cwd DIR] [--call-id C]\n"
+	        "usage: warden [--session ID] run [--json] [--result-fd N] [--timeout S]\n"
+	        "                  [--require-full] [--cwd DIR] [--call-id C]\n"
 	        "                  [--escalate MODE --justification TEXT]\n"
 	        "                  (-c 'COMMAND' | -- ARGV...)\n"
 	        "\n"
@@ -68,7 +75,11 @@ static void usage(FILE *f)
 	        "  --json              print one JSON object on stdout after the\n"
 	        "                      command's output: class, exit, signal, mode,\n"
 	        "                      backend, enforcement, duration_ms, timed_out,\n"
-	        "                      session, argv, status\n"
+	        "                      session, argv, status, escalate_to (the mode\n"
+	        "                      a retry would need after a denial, or null)\n"
+	        "  --result-fd N       write that object to descriptor N (open for\n"
+	        "                      writing) instead of stdout, which then carries\n"
+	        "                      only the command's output; implies --json\n"
 	        "  --timeout S         kill the command's process group after S\n"
 	        "                      seconds (SIGTERM, then SIGKILL after 2 s)\n"
 	        "  --require-full      only a backend that enforces the mode fully;\n"
@@ -120,6 +131,30 @@ static void usage(FILE *f)
 
 /* ------------------------------------------------------------- options */
 
+/* --result-fd N: a descriptor that is open for writing, checked before
+ * anything runs. */
+static int parse_result_fd(const char *s, int *fd)
+{
+	char *end;
+	long v;
+	int fl;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (s[0] < '0' || s[0] > '9' || *end != '\0' || errno != 0 || v > INT_MAX)
+		return warden_cli_usage("run: --result-fd '%s': give a descriptor number (e.g. --result-fd 3 3>result.json)",
+		                        s);
+	fl = fcntl((int)v, F_GETFL);
+	if (fl < 0)
+		return warden_cli_usage("run: --result-fd %ld: descriptor %ld is not open (open it for writing, e.g. %ld>result.json)",
+		                        v, v, v);
+	if ((fl & O_ACCMODE) == O_RDONLY || (fl & O_PATH) != 0)
+		return warden_cli_usage("run: --result-fd %ld: descriptor %ld is not open for writing (e.g. %ld>result.json)",
+		                        v, v, v);
+	*fd = (int)v;
+	return 0;
+}
+
 static int parse_timeout(const char *s, long *ms)
 {
 	char *end;
@@ -140,7 +175,7 @@ static int parse_timeout(const char *s, long *ms)
 static int parse_opts(int argc, char **argv, struct run_opts *o, int *help)
 {
 	enum { OPT_JSON = 256, OPT_TIMEOUT, OPT_REQUIRE_FULL, OPT_ESCALATE,
-	       OPT_JUSTIFICATION, OPT_CWD, OPT_CALL_ID };
+	       OPT_JUSTIFICATION, OPT_CWD, OPT_CALL_ID, OPT_RESULT_FD };
 	static const struct option longs[] = {
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
@@ -149,12 +184,14 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, int *help)
 		{ "justification", required_argument, NULL, OPT_JUSTIFICATION },
 		{ "cwd", required_argument, NULL, OPT_CWD },
 		{ "call-id", required_argument, NULL, OPT_CALL_ID },
+		{ "result-fd", required_argument, NULL, OPT_RESULT_FD },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int ch, r;
 
 	memset(o, 0, sizeof(*o));
+	o->result_fd = -1;
 	*help = 0;
 	optind = 0;
 	opterr = 0;
@@ -162,6 +199,13 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, int *help)
 	while ((ch = getopt_long(argc, argv, "+hc:", longs, NULL)) != -1) {
 		switch (ch) {
 		case OPT_JSON:
+			o->json = 1;
+			break;
+		case OPT_RESULT_FD:
+			if (o->result_fd >= 0)
+				return warden_cli_usage("run: --result-fd given twice");
+			if ((r = parse_result_fd(optarg, &o->result_fd)) != 0)
+				return r;
 			o->json = 1;
 			break;
 		case OPT_TIMEOUT:
@@ -229,25 +273,67 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, int *help)
 
 /* --------------------------------------------------------------- output */
 
-static void print_json(const struct warden_run_report *rep)
+/* Writes all of buf to fd: 0, or -1 with errno. */
+static int write_all(int fd, const char *buf, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * The result object: the last line of stdout, or one line on result_fd.
+ * 0, or -1 when it could not be delivered to result_fd (said on stderr:
+ * the caller never got its result).
+ */
+static int print_json(const struct warden_run_report *rep, int result_fd)
 {
 	json_t *o = warden_run_report_json(rep);
 	const struct warden_spawn_result *sr = rep->spawn;
+	char *text;
+	int r;
 
 	if (o == NULL) {
 		fputs("warden: run: out of memory\n", stderr);
-		return;
+		return -1;
 	}
 	json_object_set_new(o, "session", rep->session[0]
 	                    ? warden_cli_json_string(rep->session) : json_null());
 	json_object_set_new(o, "status", json_integer(rep->status));
-	/* The object is the last line of stdout, on a line of its own. */
-	if (sr != NULL && sr->stdout_total > 0 && sr->stdout_last != '\n')
+	if (result_fd < 0) {
+		/* The object is the last line of stdout, on a line of its own. */
+		if (sr != NULL && sr->stdout_total > 0 && sr->stdout_last != '\n')
+			putchar('\n');
+		json_dumpf(o, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER);
 		putchar('\n');
-	json_dumpf(o, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	putchar('\n');
-	fflush(stdout);
+		fflush(stdout);
+		json_decref(o);
+		return 0;
+	}
+	text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(o);
+	if (text == NULL) {
+		fputs("warden: run: out of memory\n", stderr);
+		return -1;
+	}
+	/* A reader that went away is an error to report, not a death. */
+	signal(SIGPIPE, SIG_IGN);
+	r = write_all(result_fd, text, strlen(text));
+	if (r == 0)
+		r = write_all(result_fd, "\n", 1);
+	if (r < 0)
+		warden_text_line(stderr, "warden: run: the result could not be written to descriptor %d: %s",
+		                 result_fd, strerror(errno));
+	free(text);
+	return r;
 }
 
 /* One short stderr line after a denial: who denied it and what to do. */
@@ -309,7 +395,9 @@ int warden_cmd_run(struct warden_cli *cli, int argc, char **argv)
 	req.justification = o.justification;
 	req.cwd = o.cwd;
 	req.call_id = o.call_id;
-	req.pipe_stdout = o.json;
+	/* Through a pipe only when the object follows the output on stdout
+	 * and must know whether the output ended a line. */
+	req.pipe_stdout = o.json && o.result_fd < 0;
 	req.notice = print_notice;
 	if ((r = warden_consumer_new(cfg, &consumer, &err)) == 0)
 		r = warden_consumer_run(consumer, &req, &rep, &err);
@@ -332,8 +420,8 @@ int warden_cmd_run(struct warden_cli *cli, int argc, char **argv)
 	else if (rep.timed_out)
 		warden_text_line(stderr, "warden: run: timed out after %.3g s; the command's process group was killed",
 		        (double)o.timeout_ms / 1000.0);
-	if (o.json)
-		print_json(&rep);
+	if (o.json && print_json(&rep, o.result_fd) < 0 && o.result_fd >= 0)
+		status = WARDEN_EIO;
 out:
 	warden_run_report_clear(&rep);
 	warden_consumer_free(consumer);

@@ -289,6 +289,9 @@ json_t *warden_run_report_json(const struct warden_run_report *rep)
 	json_object_set_new(o, "denied_path", rep->denied_path[0]
 	                    ? json_or_null(warden_json_string_lossy(rep->denied_path)) : json_null());
 	json_object_set_new(o, "reason", json_or_null(warden_json_string_lossy(rep->reason)));
+	json_object_set_new(o, "escalate_to", warden_run_escalate_to(rep)
+	                    ? json_string(warden_mode_name(warden_run_escalate_to(rep)))
+	                    : json_null());
 	return o;
 }
 
@@ -297,6 +300,14 @@ int warden_run_next_mode(int mode)
 {
 	return mode == WARDEN_SANDBOX_READ_ONLY ? WARDEN_SANDBOX_WORKSPACE_WRITE
 	                                        : WARDEN_SANDBOX_DANGER_FULL_ACCESS;
+}
+
+int warden_run_escalate_to(const struct warden_run_report *rep)
+{
+	if (rep->cls != WARDEN_CLASS_DENIED || rep->policy == WARDEN_POLICY_NEVER ||
+	    rep->mode == 0 || rep->mode == WARDEN_SANDBOX_DANGER_FULL_ACCESS)
+		return 0;
+	return warden_run_next_mode(rep->mode);
 }
 
 /* Is path (lexically normal, absolute) root or below it? */

@@ -200,4 +200,10 @@ char *warden_run_subject(const char *const *argv, size_t argc);
 /* The mode an agent may ask for after a denial under `mode`. */
 int warden_run_next_mode(int mode);
 
+/* The mode a retry of this run would have to be escalated to: after a
+ * denial, the next mode (warden_run_next_mode) unless the approval policy
+ * is never, which makes asking pointless; else 0.  The report's
+ * "escalate_to". */
+int warden_run_escalate_to(const struct warden_run_report *rep);
+
 #endif
