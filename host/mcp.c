@@ -1,0 +1,549 @@
+/*
+ * mcp.c — the Model Context Protocol shapes; see mcp.h.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "mcp.h"
+#include "run.h"
+#include "vocab.h"
+#include "wjson.h"
+
+static const char *const versions[] = { "2025-11-25", "2025-06-18" };
+
+const char *warden_mcp_version(const char *requested)
+{
+	size_t i;
+
+	for (i = 0; requested != NULL && i < sizeof(versions) / sizeof(versions[0]); i++)
+		if (strcmp(requested, versions[i]) == 0)
+			return versions[i];
+	return WARDEN_MCP_LATEST;
+}
+
+int warden_mcp_client_elicits(const json_t *init_params)
+{
+	json_t *e = json_object_get(json_object_get(init_params, "capabilities"),
+	                            "elicitation");
+
+	if (!json_is_object(e))
+		return 0;
+	/* {} is form (before modes); with modes, form must be among them. */
+	return json_object_size(e) == 0 || json_is_object(json_object_get(e, "form"));
+}
+
+json_t *warden_mcp_initialize_result(const char *version,
+                                     const char *session_id,
+                                     const char *root)
+{
+	char instructions[8192];
+
+	snprintf(instructions, sizeof(instructions),
+	         "Run shell commands with the `run` tool: each runs sandboxed in the "
+	         "workspace %.4000s (session %.200s). When a run is denied, its result "
+	         "says which mode a retry needs (escalate_to): call `run` again with "
+	         "the same command, `escalate` set to that mode and a `justification`; "
+	         "the user decides, and an allowed escalation covers that one run only.",
+	         root != NULL ? root : "", session_id != NULL ? session_id : "");
+	return json_pack("{s:s,s:{s:{s:b}},s:{s:s,s:s,s:s},s:o}",
+	                 "protocolVersion", version,
+	                 "capabilities", "tools", "listChanged", 0,
+	                 "serverInfo", "name", "warden", "title", "warden sandbox",
+	                 "version", PACKAGE_VERSION,
+	                 "instructions", warden_json_string_lossy(instructions));
+}
+
+/* ----------------------------------------------------------------- tools */
+
+static json_t *nullable(const char *type)
+{
+	return json_pack("{s:[s,s]}", "type", type, "null");
+}
+
+/* The run result object (`run --json`), as the client validates it. */
+static json_t *run_output_schema(void)
+{
+	json_t *props = json_object();
+	json_t *s;
+
+	if (props == NULL)
+		return NULL;
+	s = nullable("string");
+	json_object_set_new(s, "enum", json_pack("[s,s,s,s,n]", "ok", "failed", "denied",
+	                                         "sandbox-error"));
+	json_object_set_new(s, "description", json_string(
+		"ok, failed (the command's own failure), denied (the sandbox refused an "
+		"effect), sandbox-error (the sandbox failed, the command did not run); "
+		"null when nothing started"));
+	json_object_set_new(props, "class", s);
+	json_object_set_new(props, "exit", nullable("integer"));
+	json_object_set_new(props, "signal", nullable("integer"));
+	json_object_set_new(props, "mode", nullable("string"));
+	json_object_set_new(props, "backend", nullable("string"));
+	json_object_set_new(props, "enforcement", nullable("string"));
+	json_object_set_new(props, "duration_ms", json_pack("{s:s}", "type", "integer"));
+	json_object_set_new(props, "timed_out", json_pack("{s:s}", "type", "boolean"));
+	json_object_set_new(props, "started", json_pack("{s:s}", "type", "boolean"));
+	json_object_set_new(props, "argv", json_pack("{s:s,s:{s:s}}", "type", "array",
+	                                             "items", "type", "string"));
+	json_object_set_new(props, "cwd", nullable("string"));
+	json_object_set_new(props, "root", nullable("string"));
+	json_object_set_new(props, "denial", nullable("string"));
+	json_object_set_new(props, "denied_path", nullable("string"));
+	s = nullable("string");
+	json_object_set_new(s, "enum", json_pack("[s,s,n]", "workspace-write",
+	                                         "danger-full-access"));
+	json_object_set_new(s, "description", json_string(
+		"after a denial, the mode a retry must escalate to; else null"));
+	json_object_set_new(props, "escalate_to", s);
+	json_object_set_new(props, "escalation", json_pack("{s:s}", "type", "object"));
+	json_object_set_new(props, "reason", json_pack("{s:s}", "type", "string"));
+	json_object_set_new(props, "session", nullable("string"));
+	json_object_set_new(props, "status", json_pack("{s:s}", "type", "integer"));
+	json_object_set_new(props, "stdout", json_pack("{s:s}", "type", "string"));
+	json_object_set_new(props, "stderr", json_pack("{s:s}", "type", "string"));
+	return json_pack("{s:s,s:o,s:[s,s,s,s,s,s,s,s,s,s]}", "type", "object",
+	                 "properties", props, "required", "class", "exit", "signal",
+	                 "mode", "started", "escalate_to", "status", "reason",
+	                 "stdout", "stderr");
+}
+
+static json_t *run_tool(void)
+{
+	json_t *in = json_pack(
+		"{s:s,s:{"
+		"s:{s:s,s:s,s:i},"
+		"s:{s:s,s:f,s:f,s:s},"
+		"s:{s:s,s:[s,s],s:s},"
+		"s:{s:s,s:s},"
+		"s:{s:s,s:i,s:s}"
+		"},s:[s],s:b}",
+		"type", "object", "properties",
+		"command", "type", "string", "description",
+		"the shell command (run as bash -c COMMAND in the workspace)",
+		"minLength", 1,
+		"timeout_s", "type", "number", "exclusiveMinimum", 0.0,
+		"maximum", (double)WARDEN_RUN_TIMEOUT_MAX_MS / 1000.0, "description",
+		"kill the command after this many seconds (exit 124)",
+		"escalate", "type", "string", "enum", "workspace-write",
+		"danger-full-access", "description",
+		"ask the user to run this command once under this mode (after a denial: "
+		"the result's escalate_to); needs justification",
+		"escalate_network", "type", "boolean", "description",
+		"ask the user to run this command once with the host's network "
+		"(needs justification)",
+		"justification", "type", "string", "minLength", 1, "description",
+		"why the command needs the escalation: the user reads it",
+		"required", "command", "additionalProperties", 0);
+	json_t *out = run_output_schema();
+
+	return json_pack("{s:s,s:s,s:s,s:o,s:o,s:{s:b,s:b,s:b,s:b}}",
+	                 "name", WARDEN_MCP_TOOL_RUN, "title", "Run a shell command (sandboxed)",
+	                 "description",
+	                 "Runs one shell command in the workspace inside warden's sandbox and "
+	                 "returns its stdout, stderr, exit status and class (ok, failed, denied, "
+	                 "sandbox-error). A denied run says which mode a retry needs: call run "
+	                 "again with escalate set to it and a justification, and the user "
+	                 "decides whether it runs once under that mode.",
+	                 "inputSchema", in, "outputSchema", out,
+	                 "annotations", "readOnlyHint", 0, "destructiveHint", 1,
+	                 "idempotentHint", 0, "openWorldHint", 1);
+}
+
+static json_t *state_tool(void)
+{
+	return json_pack("{s:s,s:s,s:s,s:{s:s,s:{},s:b},s:{s:b,s:b}}",
+	                 "name", WARDEN_MCP_TOOL_STATE, "title", "The sandbox's state",
+	                 "description",
+	                 "The session's sandbox mode, approval policy, preset and workspace "
+	                 "root, and where each came from. Read-only: the mode is changed by "
+	                 "the user, or for one run by an approved escalation of run.",
+	                 "inputSchema", "type", "object", "properties",
+	                 "additionalProperties", 0,
+	                 "annotations", "readOnlyHint", 1, "openWorldHint", 0);
+}
+
+json_t *warden_mcp_tools_list(void)
+{
+	return json_pack("{s:[o,o]}", "tools", run_tool(), state_tool());
+}
+
+/* ------------------------------------------------------------- arguments */
+
+int warden_mcp_run_args_parse(const json_t *args, struct warden_mcp_run_args *o,
+                              char *why, size_t whylen)
+{
+	const char *key;
+	json_t *v;
+
+	memset(o, 0, sizeof(*o));
+	if (!json_is_object(args)) {
+		snprintf(why, whylen, "run: give the arguments as an object: {\"command\": \"...\"}");
+		return -1;
+	}
+	json_object_foreach((json_t *)args, key, v) {
+		if (strcmp(key, "command") == 0) {
+			if (!json_is_string(v) || json_string_length(v) == 0 ||
+			    strlen(json_string_value(v)) != json_string_length(v)) {
+				snprintf(why, whylen, "run: command must be a non-empty string without NUL bytes");
+				return -1;
+			}
+			o->command = json_string_value(v);
+		} else if (strcmp(key, "timeout_s") == 0) {
+			double s = json_is_number(v) ? json_number_value(v) : -1;
+
+			if (!json_is_number(v) || !isfinite(s) || s <= 0 ||
+			    s > WARDEN_RUN_TIMEOUT_MAX_MS / 1000.0) {
+				snprintf(why, whylen, "run: timeout_s must be a number of seconds, more than 0 and at most %ld",
+				         WARDEN_RUN_TIMEOUT_MAX_MS / 1000L);
+				return -1;
+			}
+			o->timeout_ms = (long)(s * 1000.0);
+			if (o->timeout_ms < 1)
+				o->timeout_ms = 1;
+		} else if (strcmp(key, "escalate") == 0) {
+			int m = json_is_string(v) ? warden_mode_parse(json_string_value(v)) : -1;
+
+			if (m != WARDEN_SANDBOX_WORKSPACE_WRITE &&
+			    m != WARDEN_SANDBOX_DANGER_FULL_ACCESS) {
+				snprintf(why, whylen, "run: escalate must be \"workspace-write\" or \"danger-full-access\" (the result's escalate_to after a denial)");
+				return -1;
+			}
+			o->escalate = m;
+		} else if (strcmp(key, "escalate_network") == 0) {
+			if (!json_is_boolean(v)) {
+				snprintf(why, whylen, "run: escalate_network must be true or false");
+				return -1;
+			}
+			o->escalate_network = json_is_true(v);
+		} else if (strcmp(key, "justification") == 0) {
+			if (!json_is_string(v) || json_string_length(v) == 0 ||
+			    strlen(json_string_value(v)) != json_string_length(v)) {
+				snprintf(why, whylen, "run: justification must be a non-empty string");
+				return -1;
+			}
+			o->justification = json_string_value(v);
+		} else {
+			snprintf(why, whylen, "run: unknown argument \"%.100s\" (give command, and optionally timeout_s, escalate, escalate_network, justification)",
+			         key);
+			return -1;
+		}
+	}
+	if (o->command == NULL) {
+		snprintf(why, whylen, "run: no command: give {\"command\": \"...\"}");
+		return -1;
+	}
+	if ((o->escalate || o->escalate_network) && o->justification == NULL) {
+		snprintf(why, whylen, "run: an escalation needs a justification: why the command needs it (the user reads it)");
+		return -1;
+	}
+	if (!o->escalate && !o->escalate_network && o->justification != NULL) {
+		snprintf(why, whylen, "run: justification goes with escalate or escalate_network");
+		return -1;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- result */
+
+#define HALF (WARDEN_MCP_OUTPUT_MAX / 2)
+
+int warden_mcp_output_add(struct warden_mcp_output *o, const char *buf,
+                          size_t len)
+{
+	size_t n;
+
+	o->total += len;
+	if (o->head == NULL && (o->head = malloc(HALF)) == NULL)
+		return -1;
+	n = len < HALF - o->nhead ? len : HALF - o->nhead;
+	memcpy(o->head + o->nhead, buf, n);
+	o->nhead += n;
+	buf += n;
+	len -= n;
+	if (len == 0)
+		return 0;
+	if (o->tail == NULL && (o->tail = malloc(HALF)) == NULL)
+		return -1;
+	if (len >= HALF) {
+		memcpy(o->tail, buf + len - HALF, HALF);
+		o->ntail = HALF;
+		o->tpos = 0;
+		return 0;
+	}
+	n = len < HALF - o->tpos ? len : HALF - o->tpos;
+	memcpy(o->tail + o->tpos, buf, n);
+	memcpy(o->tail, buf + n, len - n);
+	o->tpos = (o->tpos + len) % HALF;
+	o->ntail = o->ntail + len < HALF ? o->ntail + len : HALF;
+	return 0;
+}
+
+void warden_mcp_output_free(struct warden_mcp_output *o)
+{
+	free(o->head);
+	free(o->tail);
+	memset(o, 0, sizeof(*o));
+}
+
+/* The output as valid UTF-8 (invalid bytes and NUL as '?'): the head,
+ * a line saying what was left out, the tail. */
+static char *output_text(const struct warden_mcp_output *o)
+{
+	unsigned long long left = 0;
+	char mid[96] = "";
+	size_t n, i, m;
+	char *copy, *s;
+	json_t *j;
+
+	if (o == NULL)
+		return strdup("");
+	if (o->total > o->nhead + o->ntail) {
+		left = o->total - o->nhead - o->ntail;
+		snprintf(mid, sizeof(mid), "\n[... %llu bytes left out ...]\n", left);
+	}
+	m = strlen(mid);
+	n = o->nhead + m + o->ntail;
+	copy = malloc(n + 1);
+	if (copy == NULL)
+		return NULL;
+	if (o->nhead > 0)
+		memcpy(copy, o->head, o->nhead);
+	memcpy(copy + o->nhead, mid, m);
+	if (o->ntail < HALF) {
+		if (o->ntail > 0)
+			memcpy(copy + o->nhead + m, o->tail, o->ntail);
+	} else {
+		memcpy(copy + o->nhead + m, o->tail + o->tpos, HALF - o->tpos);
+		memcpy(copy + o->nhead + m + HALF - o->tpos, o->tail, o->tpos);
+	}
+	for (i = 0; i < n; i++)
+		if (copy[i] == '\0')
+			copy[i] = '?';
+	copy[n] = '\0';
+	j = warden_json_string_lossy(copy);
+	free(copy);
+	if (j == NULL)
+		return NULL;
+	s = strdup(json_string_value(j));
+	json_decref(j);
+	return s;
+}
+
+static const char *str(const json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s != NULL ? s : "";
+}
+
+/* Appends to a growing string (from strdup("")); NULL stays NULL, and on
+ * failure the string is freed and NULL. */
+static char *append(char *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static char *append(char *s, const char *fmt, ...)
+{
+	va_list ap;
+	size_t have;
+	int n;
+	char *t;
+
+	if (s == NULL)
+		return NULL;
+	have = strlen(s);
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (t = realloc(s, have + (size_t)n + 1)) == NULL) {
+		free(s);
+		return NULL;
+	}
+	va_start(ap, fmt);
+	vsnprintf(t + have, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	return t;
+}
+
+/* What the model reads about a run. */
+static char *run_text(const json_t *r, const char *out, const char *err)
+{
+	const char *cls = str(r, "class"), *mode = str(r, "mode");
+	json_t *exit_v = json_object_get(r, "exit"), *sig = json_object_get(r, "signal");
+	json_t *esc = json_object_get(r, "escalation");
+	char *t = strdup("");
+
+	if (!json_is_true(json_object_get(r, "started")) && cls[0] != '\0' &&
+	    strcmp(cls, "sandbox-error") == 0)
+		t = append(t, "sandbox-error: the sandbox failed and the command did not run: %s\n",
+		           str(r, "reason"));
+	else if (!json_is_true(json_object_get(r, "started")))
+		t = append(t, "nothing ran: %s\n", str(r, "reason"));
+	else if (json_is_integer(sig))
+		t = append(t, "killed by signal %lld, class %s, mode %s\n",
+		           (long long)json_integer_value(sig), cls, mode);
+	else
+		t = append(t, "exit %lld, class %s, mode %s%s\n",
+		           json_is_integer(exit_v) ? (long long)json_integer_value(exit_v) : -1LL,
+		           cls, mode, json_is_true(json_object_get(r, "timed_out"))
+		           ? " (timed out: its processes were killed)" : "");
+	if (json_is_object(esc) && t != NULL)
+		t = append(t, "escalation to %s: %s%s%s%s%s\n",
+		           str(esc, "mode"),
+		           json_is_string(json_object_get(esc, "outcome")) ? str(esc, "outcome") : "not decided",
+		           str(esc, "answerer")[0] ? " by " : "", str(esc, "answerer"),
+		           str(esc, "reason")[0] ? ": " : "", str(esc, "reason"));
+	if (strcmp(cls, "denied") == 0 && t != NULL) {
+		const char *to = str(r, "escalate_to");
+
+		t = append(t, "denied by the %s sandbox: %s\n", mode, str(r, "denial"));
+		if (to[0] != '\0')
+			t = append(t, "To ask the user for more, call run again with the same command, "
+			           "\"escalate\": \"%s\" and a \"justification\" saying why it needs that; "
+			           "an allowed escalation covers that one run.\n", to);
+		else
+			t = append(t, "Escalation is not possible here (approval policy never): "
+			           "do it another way, inside the workspace.\n");
+	}
+	if (t != NULL && out[0] != '\0')
+		t = append(t, "--- stdout\n%s%s", out, out[strlen(out) - 1] == '\n' ? "" : "\n");
+	if (t != NULL && err[0] != '\0')
+		t = append(t, "--- stderr\n%s%s", err, err[strlen(err) - 1] == '\n' ? "" : "\n");
+	return t;
+}
+
+json_t *warden_mcp_run_result(const json_t *result,
+                              const struct warden_mcp_output *out,
+                              const struct warden_mcp_output *err)
+{
+	char *o = output_text(out);
+	char *e = output_text(err);
+	char *text = NULL;
+	json_t *sc = NULL, *res = NULL, *status;
+
+	if (o == NULL || e == NULL || (text = run_text(result, o, e)) == NULL ||
+	    (sc = json_deep_copy(result)) == NULL)
+		goto out;
+	json_object_set_new(sc, "stdout", json_string(o));
+	json_object_set_new(sc, "stderr", json_string(e));
+	status = json_object_get(result, "exit");
+	res = json_pack("{s:[{s:s,s:o}],s:O,s:b}", "content", "type", "text",
+	                "text", warden_json_string_lossy(text), "structuredContent", sc,
+	                "isError", !(json_is_integer(status) && json_integer_value(status) == 0 &&
+	                             json_is_true(json_object_get(result, "started"))));
+out:
+	json_decref(sc);
+	free(text);
+	free(o);
+	free(e);
+	return res;
+}
+
+json_t *warden_mcp_tool_error(const char *text)
+{
+	return json_pack("{s:[{s:s,s:o}],s:b}", "content", "type", "text",
+	                 "text", warden_json_string_lossy(text), "isError", 1);
+}
+
+json_t *warden_mcp_state_result(const json_t *state)
+{
+	char *text = json_dumps(state, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_t *r;
+
+	if (text == NULL)
+		return NULL;
+	r = json_pack("{s:[{s:s,s:o}],s:O}", "content", "type", "text", "text",
+	              warden_json_string_lossy(text), "structuredContent", state);
+	free(text);
+	return r;
+}
+
+/* ----------------------------------------------------------- elicitation */
+
+static char *list_text(char *t, const char *label, const json_t *a)
+{
+	size_t i;
+
+	if (!json_is_array(a) || json_array_size(a) == 0 || t == NULL)
+		return t;
+	t = append(t, "%s:", label);
+	for (i = 0; t != NULL && i < json_array_size(a); i++)
+		t = append(t, " %s", json_string_value(json_array_get(a, i))
+		                     ? json_string_value(json_array_get(a, i)) : "?");
+	return t != NULL ? append(t, "\n") : NULL;
+}
+
+json_t *warden_mcp_elicit_params(const json_t *req)
+{
+	const char *mode = str(req, "requested_mode");
+	char *t = strdup("");
+	json_t *r;
+
+	if (mode[0] != '\0')
+		t = append(t, "The agent asks to run this once under %s%s:\n\n",
+		           mode, strcmp(mode, "danger-full-access") == 0
+		           ? " (no sandbox: it can change anything you can)" : "");
+	else
+		t = append(t, "The agent asks to be allowed to %s:\n\n", str(req, "tool"));
+	if (t != NULL)
+		t = append(t, "    %s\n\n", str(req, "subject"));
+	if (t != NULL && str(req, "reason")[0])
+		t = append(t, "Why: %s\n", str(req, "reason"));
+	if (t != NULL && str(req, "cwd")[0])
+		t = append(t, "In: %s\n", str(req, "cwd"));
+	if (t != NULL && str(req, "program")[0])
+		t = append(t, "Program: %s%s%s%s\n", str(req, "program"),
+		           str(req, "interpreter")[0] ? " (interpreter " : "",
+		           str(req, "interpreter"), str(req, "interpreter")[0] ? ")" : "");
+	if (t != NULL && json_is_true(json_object_get(req, "program_writable")))
+		t = append(t, "Warning: the program lies where the sandboxed agent could have written it.\n");
+	t = list_text(t, "Removed from the environment", json_object_get(req, "env_removed"));
+	t = list_text(t, "Dropped from PATH", json_object_get(req, "path_dropped"));
+	if (t != NULL)
+		t = append(t, "\nAccept to run it once; decline to refuse.");
+	if (t == NULL)
+		return NULL;
+	r = json_pack("{s:s,s:o,s:{s:s,s:{s:{s:s,s:s,s:s,s:i}}}}",
+	              "mode", "form",
+	              "message", warden_json_string_lossy(t),
+	              "requestedSchema", "type", "object", "properties",
+	              "message", "type", "string", "title", "Note for the agent",
+	              "description", "optional: a line the agent reads with the answer",
+	              "maxLength", 400);
+	free(t);
+	return r;
+}
+
+int warden_mcp_elicit_outcome(const json_t *result, char *msg, size_t msglen)
+{
+	const char *action = json_string_value(json_object_get(result, "action"));
+	json_t *content = json_object_get(result, "content");
+	const char *note = json_string_value(json_object_get(content, "message"));
+	size_t i;
+
+	msg[0] = '\0';
+	if (action == NULL || (content != NULL && !json_is_object(content)))
+		return WARDEN_OUTCOME_UNAVAILABLE;
+	if (note != NULL && msglen > 0) {
+		snprintf(msg, msglen, "%s", note);
+		/* One line. */
+		for (i = 0; msg[i] != '\0'; i++)
+			if (msg[i] == '\n' || msg[i] == '\r')
+				msg[i] = ' ';
+	}
+	if (strcmp(action, "accept") == 0)
+		return WARDEN_OUTCOME_ALLOWED_ONCE;
+	if (strcmp(action, "decline") == 0)
+		return WARDEN_OUTCOME_REJECTED;
+	if (strcmp(action, "cancel") == 0)
+		return WARDEN_OUTCOME_CANCELLED;
+	msg[0] = '\0';
+	return WARDEN_OUTCOME_UNAVAILABLE;
+}

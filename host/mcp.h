@@ -1,0 +1,119 @@
+/*
+ * mcp.h — what the Model Context Protocol says, for `warden mcp` (DESIGN
+ * §8): the initialize handshake and version negotiation, the tool list
+ * and its schemas, a tool call's arguments as a run request, a run's
+ * result as the text a model reads plus structuredContent, and an
+ * approval request as an elicitation and back.  JSON in, JSON out: the
+ * connection, the runs, the requests to the client and their replies are
+ * the server core's (host/server.h); this file owns the MCP shapes only.
+ *
+ * Protocol versions: 2025-06-18 and later.  A client that asks for one of
+ * them gets it; any other request gets the latest this server speaks (the
+ * client then decides whether to go on, as the protocol says).
+ */
+#ifndef WARDEN_MCP_H
+#define WARDEN_MCP_H
+
+#include <stddef.h>
+
+struct json_t;
+
+#define WARDEN_MCP_LATEST "2025-11-25"
+
+/* The tool a model calls, and the read-only one beside it. */
+#define WARDEN_MCP_TOOL_RUN "run"
+#define WARDEN_MCP_TOOL_STATE "session_state"
+
+/* The longest output of each stream a tool result carries: the first and
+ * the last half of it, with a line in between saying what was left out. */
+#define WARDEN_MCP_OUTPUT_MAX (256 * 1024)
+
+/* The version to answer an initialize that asked for `requested` (may be
+ * NULL). */
+const char *warden_mcp_version(const char *requested);
+
+/* Whether the initialize params declare form elicitation (an empty
+ * "elicitation" object means form, as before modes existed). */
+int warden_mcp_client_elicits(const struct json_t *init_params);
+
+/* The initialize result; NULL when out of memory. */
+struct json_t *warden_mcp_initialize_result(const char *version,
+                                            const char *session_id,
+                                            const char *root);
+
+/* The tools/list result; NULL when out of memory. */
+struct json_t *warden_mcp_tools_list(void);
+
+/* A run tool call's arguments, checked. */
+struct warden_mcp_run_args {
+	const char *command;        /* borrowed from the arguments */
+	long timeout_ms;            /* 0: none */
+	int escalate;               /* enum warden_sandbox_mode, 0: none */
+	int escalate_network;
+	const char *justification;  /* borrowed, or NULL */
+};
+
+/* 0 with *out filled, or -1 with why (a sentence for the model: what is
+ * wrong and how to call it instead). */
+int warden_mcp_run_args_parse(const struct json_t *arguments,
+                              struct warden_mcp_run_args *out,
+                              char *why, size_t whylen);
+
+/*
+ * A stream's output as a tool result keeps it: the first and the last
+ * WARDEN_MCP_OUTPUT_MAX / 2 bytes, and how many there were in all.
+ * Zero-initialize; warden_mcp_output_free() releases it.
+ */
+struct warden_mcp_output {
+	char *head, *tail;          /* tail: a ring, next write at tpos */
+	size_t nhead, ntail, tpos;
+	unsigned long long total;
+};
+
+/* 0, or -1 when out of memory (the output is then incomplete). */
+int warden_mcp_output_add(struct warden_mcp_output *o, const char *buf,
+                          size_t len);
+void warden_mcp_output_free(struct warden_mcp_output *o);
+
+/*
+ * The tools/call result of a run: `result` is the run's JSON object (the
+ * `run --json` object: class, exit, ..., escalate_to, status, session),
+ * borrowed; out/err the command's output (any bytes; NULL: none).  The
+ * text block is what a model should read — exit, class, stdout, stderr
+ * and, after a denial, how to ask; structuredContent is the object with
+ * "stdout" and "stderr" added (UTF-8, invalid bytes replaced; what was
+ * left out of a long one is said in a line where it was).  isError unless
+ * the command ran and exited 0.  NULL when out of memory.
+ */
+struct json_t *warden_mcp_run_result(const struct json_t *result,
+                                     const struct warden_mcp_output *out,
+                                     const struct warden_mcp_output *err);
+
+/* A tools/call result that is an error the model can correct (nothing
+ * ran); NULL when out of memory. */
+struct json_t *warden_mcp_tool_error(const char *text);
+
+/* The session_state result: the session's state object (the `session
+ * state --json` object), borrowed; NULL when out of memory. */
+struct json_t *warden_mcp_state_result(const struct json_t *state);
+
+/*
+ * The elicitation/create params that ask the client's user about an
+ * approval request (its JSON: tool, subject, reason, requested_mode, cwd,
+ * argv, program, interpreter, program_writable, env_removed,
+ * path_dropped, path, call_id, as plugin.h names them; any may be
+ * absent).  The form asks for nothing but an optional note for the
+ * model.  NULL when out of memory.
+ */
+struct json_t *warden_mcp_elicit_params(const struct json_t *request);
+
+/*
+ * The outcome an elicitation result stands for: accept is allowed-once,
+ * decline rejected, cancel cancelled (enum warden_outcome); anything else
+ * is malformed, unavailable.  The note the user gave for the model (the
+ * form's "message", one line) is copied to msg ("" when none).
+ */
+int warden_mcp_elicit_outcome(const struct json_t *result, char *msg,
+                              size_t msglen);
+
+#endif

@@ -1,0 +1,281 @@
+/* test_mcp.c — the MCP shapes of `warden mcp`: the versions it answers,
+ * which clients elicit, a tool call's arguments checked before anything
+ * runs, the text a model reads after a denial, output cut and made UTF-8,
+ * and an elicitation's answer as an approval outcome. */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <jansson.h>
+
+#include "mcp.h"
+#include "vocab.h"
+
+static json_t *parse(const char *s)
+{
+	json_error_t e;
+	json_t *j = json_loads(s, JSON_ALLOW_NUL, &e);
+
+	if (j == NULL)
+		fail_msg("bad test JSON %s: %s", s, e.text);
+	return j;
+}
+
+static void test_versions_2025_06_18_and_later_else_the_latest(void **state)
+{
+	(void)state;
+	assert_string_equal(warden_mcp_version("2025-06-18"), "2025-06-18");
+	assert_string_equal(warden_mcp_version("2025-11-25"), "2025-11-25");
+	assert_string_equal(warden_mcp_version("2025-03-26"), WARDEN_MCP_LATEST);
+	assert_string_equal(warden_mcp_version("2024-11-05"), WARDEN_MCP_LATEST);
+	assert_string_equal(warden_mcp_version(NULL), WARDEN_MCP_LATEST);
+}
+
+static void test_elicitation_capability_empty_or_form(void **state)
+{
+	static const struct { const char *params; int want; } cases[] = {
+		{ "{\"capabilities\":{\"elicitation\":{}}}", 1 },
+		{ "{\"capabilities\":{\"elicitation\":{\"form\":{}}}}", 1 },
+		{ "{\"capabilities\":{\"elicitation\":{\"form\":{},\"url\":{}}}}", 1 },
+		{ "{\"capabilities\":{\"elicitation\":{\"url\":{}}}}", 0 },
+		{ "{\"capabilities\":{\"elicitation\":true}}", 0 },
+		{ "{\"capabilities\":{}}", 0 },
+		{ "{}", 0 },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		json_t *p = parse(cases[i].params);
+
+		assert_int_equal(warden_mcp_client_elicits(p), cases[i].want);
+		json_decref(p);
+	}
+}
+
+static void test_tools_list_run_and_read_only_state_no_setters(void **state)
+{
+	json_t *l = warden_mcp_tools_list(), *tools, *t;
+	size_t i;
+
+	(void)state;
+	assert_non_null(l);
+	tools = json_object_get(l, "tools");
+	assert_int_equal(json_array_size(tools), 2);
+	json_array_foreach(tools, i, t) {
+		const char *name = json_string_value(json_object_get(t, "name"));
+
+		assert_true(strcmp(name, "run") == 0 || strcmp(name, "session_state") == 0);
+		assert_non_null(json_object_get(t, "inputSchema"));
+	}
+	t = json_array_get(tools, 0);
+	assert_string_equal(json_string_value(json_object_get(t, "name")), "run");
+	assert_non_null(json_object_get(json_object_get(json_object_get(t, "outputSchema"),
+	                                                "properties"), "escalate_to"));
+	json_decref(l);
+}
+
+static void expect_args_error(const char *args, const char *needle)
+{
+	struct warden_mcp_run_args a;
+	char why[512];
+	json_t *j = parse(args);
+
+	assert_int_equal(warden_mcp_run_args_parse(j, &a, why, sizeof(why)), -1);
+	if (strstr(why, needle) == NULL)
+		fail_msg("%s: '%s' does not say '%s'", args, why, needle);
+	json_decref(j);
+}
+
+static void test_run_arguments_checked_before_anything_runs(void **state)
+{
+	struct warden_mcp_run_args a;
+	char why[512];
+	json_t *j;
+
+	(void)state;
+	j = parse("{\"command\":\"make\",\"timeout_s\":1.5,\"escalate\":\"danger-full-access\","
+	          "\"justification\":\"writes /opt\"}");
+	assert_int_equal(warden_mcp_run_args_parse(j, &a, why, sizeof(why)), 0);
+	assert_string_equal(a.command, "make");
+	assert_int_equal(a.timeout_ms, 1500);
+	assert_int_equal(a.escalate, WARDEN_SANDBOX_DANGER_FULL_ACCESS);
+	assert_string_equal(a.justification, "writes /opt");
+	json_decref(j);
+
+	expect_args_error("{}", "no command");
+	expect_args_error("[]", "object");
+	expect_args_error("{\"command\":\"\"}", "non-empty");
+	expect_args_error("{\"command\":7}", "non-empty");
+	expect_args_error("{\"command\":\"a\\u0000b\"}", "NUL");
+	expect_args_error("{\"command\":\"x\",\"timeout_s\":0}", "timeout_s");
+	expect_args_error("{\"command\":\"x\",\"timeout_s\":86401}", "timeout_s");
+	expect_args_error("{\"command\":\"x\",\"timeout_s\":\"5\"}", "timeout_s");
+	expect_args_error("{\"command\":\"x\",\"escalate\":\"read-only\",\"justification\":\"j\"}",
+	                  "workspace-write");
+	expect_args_error("{\"command\":\"x\",\"escalate\":\"workspace-write\"}", "justification");
+	expect_args_error("{\"command\":\"x\",\"escalate_network\":true}", "justification");
+	expect_args_error("{\"command\":\"x\",\"escalate_network\":1,\"justification\":\"j\"}",
+	                  "true or false");
+	expect_args_error("{\"command\":\"x\",\"justification\":\"j\"}", "goes with");
+	expect_args_error("{\"command\":\"x\",\"mode\":\"danger-full-access\"}", "unknown argument");
+}
+
+static void test_denial_text_says_how_to_ask(void **state)
+{
+	json_t *r = parse("{\"class\":\"denied\",\"exit\":1,\"signal\":null,\"mode\":\"read-only\","
+	                  "\"started\":true,\"denial\":\"a write to /x was refused\","
+	                  "\"escalate_to\":\"workspace-write\",\"status\":1,\"reason\":\"r\"}");
+	struct warden_mcp_output err = { 0 };
+	json_t *res;
+	const char *text;
+	json_t *sc;
+
+	(void)state;
+	assert_int_equal(warden_mcp_output_add(&err, "sh: /x: Read-only file system\n", 31), 0);
+	res = warden_mcp_run_result(r, NULL, &err);
+	warden_mcp_output_free(&err);
+	assert_non_null(res);
+	text = json_string_value(json_object_get(json_array_get(json_object_get(res, "content"), 0),
+	                                         "text"));
+	assert_non_null(strstr(text, "exit 1, class denied, mode read-only"));
+	assert_non_null(strstr(text, "a write to /x was refused"));
+	assert_non_null(strstr(text, "\"escalate\": \"workspace-write\""));
+	assert_non_null(strstr(text, "--- stderr\nsh: /x: Read-only file system\n"));
+	assert_null(strstr(text, "--- stdout"));
+	assert_true(json_is_true(json_object_get(res, "isError")));
+	sc = json_object_get(res, "structuredContent");
+	assert_string_equal(json_string_value(json_object_get(sc, "escalate_to")), "workspace-write");
+	assert_string_equal(json_string_value(json_object_get(sc, "stdout")), "");
+	json_decref(res);
+
+	/* Under policy never: no escalation offered. */
+	json_object_set_new(r, "escalate_to", json_null());
+	res = warden_mcp_run_result(r, NULL, NULL);
+	text = json_string_value(json_object_get(json_array_get(json_object_get(res, "content"), 0),
+	                                         "text"));
+	assert_non_null(strstr(text, "not possible"));
+	assert_null(strstr(text, "\"escalate\""));
+	json_decref(res);
+	json_decref(r);
+}
+
+static void test_output_made_utf8_and_cut_head_and_tail(void **state)
+{
+	json_t *r = parse("{\"class\":\"ok\",\"exit\":0,\"started\":true,\"mode\":\"read-only\"}");
+	size_t n = WARDEN_MCP_OUTPUT_MAX * 3 + 7, i, chunk;
+	struct warden_mcp_output o = { 0 };
+	char *big = malloc(n + 1), want[64];
+	const char *out;
+	json_t *res;
+
+	(void)state;
+	assert_non_null(big);
+	for (i = 0; i < n; i++)
+		big[i] = (char)('a' + i % 26);
+	big[n] = '\0';
+	memcpy(big, "\xff\x00head", 6);
+	/* In chunks of odd sizes, so the ring wraps at every offset. */
+	for (i = 0, chunk = 1; i < n; i += chunk, chunk = chunk * 3 % 70001 + 1)
+		assert_int_equal(warden_mcp_output_add(&o, big + i, i + chunk <= n ? chunk : n - i), 0);
+	res = warden_mcp_run_result(r, &o, NULL);
+	assert_non_null(res);
+	assert_false(json_is_true(json_object_get(res, "isError")));
+	out = json_string_value(json_object_get(json_object_get(res, "structuredContent"), "stdout"));
+	assert_non_null(out);
+	assert_memory_equal(out, "??head", 6);
+	assert_memory_equal(out + 6, big + 6, WARDEN_MCP_OUTPUT_MAX / 2 - 6);
+	snprintf(want, sizeof(want), "\n[... %zu bytes left out ...]\n", n - WARDEN_MCP_OUTPUT_MAX);
+	assert_memory_equal(out + WARDEN_MCP_OUTPUT_MAX / 2, want, strlen(want));
+	assert_string_equal(out + WARDEN_MCP_OUTPUT_MAX / 2 + strlen(want),
+	                    big + n - WARDEN_MCP_OUTPUT_MAX / 2);
+	json_decref(res);
+
+	/* Short output is whole. */
+	warden_mcp_output_free(&o);
+	assert_int_equal(warden_mcp_output_add(&o, "one\n", 4), 0);
+	assert_int_equal(warden_mcp_output_add(&o, "two", 3), 0);
+	res = warden_mcp_run_result(r, &o, NULL);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(res, "structuredContent"),
+	                                                      "stdout")), "one\ntwo");
+	json_decref(res);
+	warden_mcp_output_free(&o);
+	free(big);
+	json_decref(r);
+}
+
+static void test_elicitation_answers_map_to_outcomes(void **state)
+{
+	static const struct { const char *res; int want; const char *msg; } cases[] = {
+		{ "{\"action\":\"accept\"}", WARDEN_OUTCOME_ALLOWED_ONCE, "" },
+		{ "{\"action\":\"accept\",\"content\":{\"message\":\"ok\\nonce\"}}",
+		  WARDEN_OUTCOME_ALLOWED_ONCE, "ok once" },
+		{ "{\"action\":\"decline\",\"content\":{\"message\":\"no\"}}", WARDEN_OUTCOME_REJECTED, "no" },
+		{ "{\"action\":\"cancel\"}", WARDEN_OUTCOME_CANCELLED, "" },
+		{ "{\"action\":\"allow\"}", WARDEN_OUTCOME_UNAVAILABLE, "" },
+		{ "{\"action\":7}", WARDEN_OUTCOME_UNAVAILABLE, "" },
+		{ "{\"action\":\"accept\",\"content\":[]}", WARDEN_OUTCOME_UNAVAILABLE, "" },
+		{ "{}", WARDEN_OUTCOME_UNAVAILABLE, "" },
+		{ "[]", WARDEN_OUTCOME_UNAVAILABLE, "" },
+	};
+	size_t i;
+	char msg[64];
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		json_t *j = parse(cases[i].res);
+
+		assert_int_equal(warden_mcp_elicit_outcome(j, msg, sizeof(msg)), cases[i].want);
+		assert_string_equal(msg, cases[i].msg);
+		json_decref(j);
+	}
+}
+
+static void test_elicitation_shows_what_runs(void **state)
+{
+	json_t *req = parse("{\"tool\":\"bash\",\"subject\":\"make install\",\"reason\":\"install it\","
+	                    "\"requested_mode\":\"danger-full-access\",\"cwd\":\"/w\","
+	                    "\"program\":\"/usr/bin/bash\",\"program_writable\":true,"
+	                    "\"env_removed\":[\"LD_PRELOAD\"],\"path_dropped\":[\"/w/bin\"]}");
+	json_t *p = warden_mcp_elicit_params(req);
+	const char *m;
+
+	(void)state;
+	assert_non_null(p);
+	m = json_string_value(json_object_get(p, "message"));
+	assert_non_null(strstr(m, "danger-full-access"));
+	assert_non_null(strstr(m, "make install"));
+	assert_non_null(strstr(m, "Why: install it"));
+	assert_non_null(strstr(m, "In: /w"));
+	assert_non_null(strstr(m, "/usr/bin/bash"));
+	assert_non_null(strstr(m, "could have written it"));
+	assert_non_null(strstr(m, "LD_PRELOAD"));
+	assert_non_null(strstr(m, "/w/bin"));
+	assert_string_equal(json_string_value(json_object_get(json_object_get(p, "requestedSchema"),
+	                                                      "type")), "object");
+	json_decref(p);
+	json_decref(req);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_versions_2025_06_18_and_later_else_the_latest),
+		cmocka_unit_test(test_elicitation_capability_empty_or_form),
+		cmocka_unit_test(test_tools_list_run_and_read_only_state_no_setters),
+		cmocka_unit_test(test_run_arguments_checked_before_anything_runs),
+		cmocka_unit_test(test_denial_text_says_how_to_ask),
+		cmocka_unit_test(test_output_made_utf8_and_cut_head_and_tail),
+		cmocka_unit_test(test_elicitation_answers_map_to_outcomes),
+		cmocka_unit_test(test_elicitation_shows_what_runs),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
