@@ -459,4 +459,23 @@ else
 	od -c "$T/out" | head -8
 fi
 
+echo "---- a Landlock runner inside the root"
+# Refused by name in either mode; nothing runs.
+cp "$RUNNER" "$T/ws/runner-copy"
+for m in read-only workspace-write; do
+	config llin read-only "[backend landlock]
+plugin = $LL_SO
+runner = $T/ws/runner-copy"
+	sed -i "s/^default_mode = .*/default_mode = $m/" "$T/llin.ini"
+	wr llin run --json -- echo ran
+	if [ "$rc" -eq 69 ] && ! grep -q '^ran$' "$T/out" &&
+	   grep -qF "landlock: $T/ws/runner-copy lies inside the workspace root" "$T/err"; then
+		ok "landlock $m: a runner inside the root is refused by name (exit 69), nothing ran"
+	else
+		fail "landlock $m: a runner inside the root: exit $rc"
+		cat "$T/out" "$T/err"
+	fi
+done
+rm -f "$T/ws/runner-copy"
+
 finish
