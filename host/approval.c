@@ -175,6 +175,26 @@ static void link_free(struct link *l)
 
 /* ------------------------------------------------------------- service */
 
+static warden_approval_client_fn client_fn;
+static void *client_ud;
+
+void warden_approval_set_client(warden_approval_client_fn fn, void *ud)
+{
+	client_fn = fn;
+	client_ud = ud;
+}
+
+/* The `client` answerer's decide(): ud is its link. */
+static int client_decide(void *ud, const struct warden_request *req,
+                         char *err, size_t errlen)
+{
+	const struct link *l = ud;
+
+	if (client_fn == NULL)
+		return WARDEN_DECISION_DELEGATE;
+	return client_fn(client_ud, req, l->timeout_ms, err, errlen);
+}
+
 int warden_approval_new(const struct warden_config *cfg,
                         struct warden_approval **out,
                         struct warden_error *err)
@@ -195,6 +215,16 @@ int warden_approval_new(const struct warden_config *cfg,
 	for (i = 0; i < cfg->n_answerers; i++) {
 		pl = &cfg->answerers[i];
 		l = link_new(pl->name);
+		if (l != NULL && strcmp(pl->plugin, WARDEN_APPROVAL_CLIENT) == 0) {
+			/* Built in, in this process: the connected client. */
+			l->kind = LINK_CALLBACK;
+			l->fn = client_decide;
+			l->ud = l;
+			l->isolation = WARDEN_ISOLATION_INPROC;
+			l->timeout_ms = pl->timeout_ms;
+			a->links[a->n++] = l;
+			continue;
+		}
 		if (l == NULL ||
 		    (pl->isolation == WARDEN_ISOLATION_PROCESS &&
 		     warden_worker_new(cfg, pl, &l->worker) < 0)) {

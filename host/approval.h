@@ -135,6 +135,23 @@ typedef int (*warden_approval_decide_fn)(void *ud,
                                          char *err, size_t errlen);
 
 /*
+ * The built-in answerer `plugin = client` (DESIGN §8): the client of a
+ * `warden serve` or `warden mcp` connection decides.  It runs in the
+ * host process (whatever its isolation says) and calls the function
+ * set here with the request and its timeout_ms, on the helper thread of
+ * an inproc answerer (the usual contract: an enum warden_decision, a
+ * reason in err).  With no function set (no client connected: `warden
+ * run`, `warden approve`) it delegates.
+ */
+#define WARDEN_APPROVAL_CLIENT "client"
+typedef int (*warden_approval_client_fn)(void *ud,
+                                         const struct warden_request *req,
+                                         long timeout_ms, char *err,
+                                         size_t errlen);
+/* Sets (or with NULL clears) the process's client function. */
+void warden_approval_set_client(warden_approval_client_fn fn, void *ud);
+
+/*
  * Builds the chain from cfg's [answerer NAME] sections (nothing is loaded
  * yet).  cfg is borrowed and must outlive the service.
  */

@@ -27,6 +27,7 @@
 
 #include <jansson.h>
 
+#include "approval.h"
 #include "cli.h"
 #include "loader.h"
 #include "sandbox.h"
@@ -110,6 +111,15 @@ static int inspect(const struct warden_config *config,
 	pid_t pid;
 
 	memset(r, 0, sizeof(*r));
+	if (cfg->kind == WARDEN_PLUGIN_ANSWERER &&
+	    strcmp(cfg->plugin, WARDEN_APPROVAL_CLIENT) == 0) {
+		/* Built in: nothing to load. */
+		r->status = WARDEN_LOAD_LOADED;
+		snprintf(r->reason, sizeof(r->reason), "built in: the client "
+		         "connected to warden serve or warden mcp decides; "
+		         "delegates when there is none");
+		return 0;
+	}
 	if (pipe(fds) < 0)
 		return warden_error_errno(err, WARDEN_EOS, errno, "pipe");
 	fflush(NULL);

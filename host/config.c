@@ -236,6 +236,10 @@ static int finish_section(struct parser *p)
 			fail(p, "[%s] has no plugin key (add `plugin = NAME`: a "
 			     "plugin name in plugin_dir, or an absolute path)",
 			     p->header);
+		else if (p->type == SECT_ANSWERER &&
+		         strcmp(pl->plugin, "client") == 0)
+			/* Built in: it runs in warden's own process. */
+			pl->isolation = WARDEN_ISOLATION_INPROC;
 	} else if (p->type == SECT_PRESET) {
 		struct warden_preset *pr = &c->presets[p->index];
 		if (pr->mode == 0)

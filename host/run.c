@@ -55,6 +55,25 @@ int warden_consumer_new(const struct warden_config *cfg,
 	return 0;
 }
 
+int warden_consumer_prepare(struct warden_consumer *c, struct warden_error *err)
+{
+	int r;
+
+	if (c->sandbox != NULL)
+		return 0;
+	if ((r = warden_sandbox_open(c->cfg, &c->sandbox, err)) < 0)
+		return r;
+	warden_sandbox_judge_all(c->sandbox);
+	return 0;
+}
+
+void warden_consumer_disprove(struct warden_consumer *c, const char *backend,
+                              int mode)
+{
+	if (c->sandbox != NULL)
+		(void)warden_sandbox_reprove(c->sandbox, backend, mode);
+}
+
 void warden_consumer_free(struct warden_consumer *c)
 {
 	if (c == NULL)
@@ -877,6 +896,9 @@ static int retry_confined(struct run_ctx *x, const struct warden_resolved *res,
 		return warden_error_set(err, WARDEN_EINTERNAL,
 		                        "run: backend %s cannot be judged again",
 		                        x->confined->backend);
+	snprintf(rep->disproved, sizeof(rep->disproved), "%s",
+	         x->confined->backend);
+	rep->disproved_mode = x->confined->mode;
 	all = calloc(1, sizeof(*all));
 	if (all == NULL || (all->backend = strdup(x->confined->backend)) == NULL ||
 	    (all->reason = strdup(reason)) == NULL) {

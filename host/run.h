@@ -157,6 +157,10 @@ struct warden_run_report {
 	                               not be appended ("" when it was, or
 	                               when there is no session) */
 	struct warden_spawn_result *spawn; /* the spawn's result, or NULL */
+	char disproved[128];        /* the backend whose facts this run
+	                               disproved (its runner failed before
+	                               exec), "" when none */
+	int disproved_mode;         /* ... for this mode */
 };
 
 /* A consumer over cfg (borrowed: it must outlive the consumer). */
@@ -164,6 +168,16 @@ int warden_consumer_new(const struct warden_config *cfg,
                         struct warden_consumer **out,
                         struct warden_error *err);
 void warden_consumer_free(struct warden_consumer *c);
+
+/* Opens the sandbox service now rather than on the first confined run
+ * (a server does it once, before its workers fork): 0, or a negative
+ * status with err. */
+int warden_consumer_prepare(struct warden_consumer *c, struct warden_error *err);
+/* Forgets what the facts said of backend for mode (a run elsewhere found
+ * its runner failing before exec): the next run judges it by a real
+ * probe.  Nothing when the service is not open or has no such backend. */
+void warden_consumer_disprove(struct warden_consumer *c, const char *backend,
+                              int mode);
 
 /*
  * Runs one request.  Returns 0 with *rep filled when there is a report to

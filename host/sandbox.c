@@ -733,6 +733,34 @@ int warden_sandbox_disprove(struct warden_sandbox *svc, const char *backend,
 	return 0;
 }
 
+void warden_sandbox_judge_all(struct warden_sandbox *svc)
+{
+	struct warden_probe p;
+	size_t i;
+	int mode, by_facts;
+
+	for (i = 0; i < svc->n; i++) {
+		if (!has_facts(&svc->backends[i]))
+			continue;
+		for (mode = WARDEN_MODE_READ_ONLY; mode <= WARDEN_MODE_WORKSPACE_WRITE; mode++)
+			judge(svc, i, mode, &p, &by_facts);
+	}
+}
+
+int warden_sandbox_reprove(struct warden_sandbox *svc, const char *backend,
+                           int mode)
+{
+	struct warden_probe p;
+	size_t i;
+
+	if (warden_sandbox_disprove(svc, backend, mode) < 0)
+		return -1;
+	for (i = 0; i < svc->n; i++)
+		if (strcmp(backend_name(&svc->backends[i]), backend) == 0)
+			warden_sandbox_probe(svc, i, mode, &p);
+	return 0;
+}
+
 int warden_sandbox_probe_network(struct warden_sandbox *svc, size_t i, int mode,
                                   char *detail, size_t len)
 {

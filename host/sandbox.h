@@ -192,6 +192,16 @@ int warden_sandbox_confine_flags(struct warden_sandbox *svc,
 int warden_sandbox_disprove(struct warden_sandbox *svc, const char *backend,
                             int mode);
 
+/* A server's: judges every backend that has facts() for both confining
+ * modes now, so that the processes it forks inherit the answers. */
+void warden_sandbox_judge_all(struct warden_sandbox *svc);
+/* A server's, after a run in a fork disproved backend's facts for mode:
+ * disproves them here too and probes it for real at once, so that the
+ * next fork inherits the probe's answer.  0, or -1 as
+ * warden_sandbox_disprove(). */
+int warden_sandbox_reprove(struct warden_sandbox *svc, const char *backend,
+                           int mode);
+
 /* The same with only the backend named `backend` (an instance name);
  * an unknown name is WARDEN_EUSAGE. */
 int warden_sandbox_confine_with(struct warden_sandbox *svc, const char *backend,

@@ -1,0 +1,1082 @@
+/*
+ * server.c — the JSON-RPC connection and its runs; see server.h.
+ *
+ * The serve loop poll()s the client's input and, for every run, its
+ * worker's control socket (one JSON object per line: notice, ask, result,
+ * disproved) and its stdout and stderr pipes.  A run is over when the
+ * control socket and both pipes reached end of file; its worker is then
+ * reaped and done() called.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include <warden/plugin.h>
+
+#include "approval.h"
+#include "run.h"
+#include "sandbox.h"
+#include "server.h"
+#include "vocab.h"
+#include "wjson.h"
+
+/* The most bytes read from one descriptor per turn of the loop, so that
+ * one busy run cannot starve the others or the client. */
+#define READ_CHUNK (64 * 1024)
+/* The longest line a worker sends (a report, an ask). */
+#define WORKER_LINE_MAX (4L * 1024 * 1024)
+
+struct buf {
+	char *p;
+	size_t len, cap;
+};
+
+struct pending {                /* a request of ours, waiting for a reply */
+	long long id;
+	long long deadline;         /* ms, 0: none */
+	warden_server_reply_fn fn;
+	void *arg;
+	struct pending *next;
+};
+
+struct run {
+	json_t *key;
+	pid_t pid;                  /* the worker, 0 once reaped */
+	int ctl;                    /* control socket, -1 at EOF */
+	int out, err;               /* the command's stdout/stderr, -1 at EOF */
+	struct buf line;            /* the control socket's partial line */
+	const struct warden_server_run_ops *ops;
+	void *arg;
+	json_t *result;             /* the result frame, once it came */
+	int cancelled;
+	long long kill_at;          /* ms: SIGKILL the worker, 0: not yet */
+	unsigned long ask;          /* the open ask, 0: none */
+	struct run *next;
+};
+
+struct warden_server {
+	int in_fd, out_fd;
+	const struct warden_server_method *methods;
+	void *ud;
+	struct warden_consumer *consumer;
+	int *close_fds;
+	size_t n_close_fds;
+	struct buf in;              /* the client's partial line */
+	int in_eof;
+	int broken;                 /* the client cannot be written to */
+	int stop;
+	long long next_id;          /* our requests' ids */
+	unsigned long next_ask;
+	struct pending *pending;
+	struct run *runs;
+	size_t n_runs;
+};
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int buf_add(struct buf *b, const char *p, size_t n)
+{
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 4096;
+		char *q;
+
+		while (cap < b->len + n + 1)
+			cap *= 2;
+		if ((q = realloc(b->p, cap)) == NULL)
+			return -1;
+		b->p = q;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, p, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+	return 0;
+}
+
+static void buf_drop(struct buf *b, size_t n)
+{
+	memmove(b->p, b->p + n, b->len - n);
+	b->len -= n;
+	if (b->p != NULL)
+		b->p[b->len] = '\0';
+}
+
+/* Writes all of p, whatever EINTR and EAGAIN say; 0 or -1. */
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && errno == EAGAIN) {
+			struct pollfd pf = { fd, POLLOUT, 0 };
+
+			poll(&pf, 1, -1);
+			continue;
+		}
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* One message, one line.  Takes msg over. */
+static int send_msg(struct warden_server *srv, json_t *msg)
+{
+	char *text;
+	size_t n;
+	int r;
+
+	if (msg == NULL || srv->broken) {
+		json_decref(msg);
+		return -1;
+	}
+	text = json_dumps(msg, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(msg);
+	if (text == NULL)
+		return -1;
+	n = strlen(text);
+	text[n] = '\n';  /* json_dumps leaves room for its NUL: reuse it */
+	r = write_all(srv->out_fd, text, n + 1);
+	free(text);
+	if (r < 0) {
+		srv->broken = 1;
+		srv->stop = 1;
+	}
+	return r;
+}
+
+int warden_server_result(struct warden_server *srv, json_t *id, json_t *result)
+{
+	return send_msg(srv, json_pack("{s:s,s:O,s:o}", "jsonrpc", "2.0",
+	                               "id", id != NULL ? id : json_null(),
+	                               "result", result != NULL ? result : json_null()));
+}
+
+int warden_server_error(struct warden_server *srv, json_t *id, int code,
+                        const char *message, json_t *data)
+{
+	json_t *e = json_pack("{s:i,s:o}", "code", code, "message",
+	                      warden_json_string_lossy(message));
+
+	if (e != NULL && data != NULL)
+		json_object_set(e, "data", data);
+	json_decref(data);
+	return send_msg(srv, json_pack("{s:s,s:O,s:o}", "jsonrpc", "2.0",
+	                               "id", id != NULL ? id : json_null(),
+	                               "error", e));
+}
+
+int warden_server_notify(struct warden_server *srv, const char *method,
+                         json_t *params)
+{
+	json_t *m = json_pack("{s:s,s:s}", "jsonrpc", "2.0", "method", method);
+
+	if (m != NULL && params != NULL)
+		json_object_set(m, "params", params);
+	json_decref(params);
+	return send_msg(srv, m);
+}
+
+int warden_server_request(struct warden_server *srv, const char *method,
+                          json_t *params, long timeout_ms,
+                          warden_server_reply_fn fn, void *arg)
+{
+	struct pending *p = calloc(1, sizeof(*p));
+	json_t *m;
+
+	if (p == NULL) {
+		json_decref(params);
+		return -1;
+	}
+	p->id = ++srv->next_id;
+	p->deadline = timeout_ms > 0 ? now_ms() + timeout_ms : 0;
+	p->fn = fn;
+	p->arg = arg;
+	m = json_pack("{s:s,s:I,s:s}", "jsonrpc", "2.0", "id", (json_int_t)p->id,
+	              "method", method);
+	if (m != NULL && params != NULL)
+		json_object_set(m, "params", params);
+	json_decref(params);
+	if (send_msg(srv, m) < 0) {
+		free(p);
+		return -1;
+	}
+	p->next = srv->pending;
+	srv->pending = p;
+	return 0;
+}
+
+/* Removes and returns the pending request of that id, or NULL. */
+static struct pending *pending_take(struct warden_server *srv, long long id)
+{
+	struct pending **pp, *p;
+
+	for (pp = &srv->pending; (p = *pp) != NULL; pp = &p->next) {
+		if (p->id == id) {
+			*pp = p->next;
+			return p;
+		}
+	}
+	return NULL;
+}
+
+/* ---------------------------------------------------------------- setup */
+
+int warden_server_new(const struct warden_server_opts *o,
+                      struct warden_server **out, struct warden_error *err)
+{
+	struct warden_server *srv;
+	int r;
+
+	*out = NULL;
+	srv = calloc(1, sizeof(*srv));
+	if (srv == NULL || (o->n_close_fds > 0 &&
+	    (srv->close_fds = calloc(o->n_close_fds, sizeof(int))) == NULL)) {
+		free(srv);
+		return warden_error_set(err, WARDEN_EOS, "serve: out of memory");
+	}
+	srv->in_fd = o->in_fd;
+	srv->out_fd = o->out_fd;
+	srv->methods = o->methods;
+	srv->ud = o->ud;
+	srv->consumer = o->consumer;
+	if (o->n_close_fds > 0)
+		memcpy(srv->close_fds, o->close_fds, o->n_close_fds * sizeof(int));
+	srv->n_close_fds = o->n_close_fds;
+	/* Backends opened here, once: every worker inherits them. */
+	if (srv->consumer != NULL &&
+	    (r = warden_consumer_prepare(srv->consumer, err)) < 0) {
+		free(srv->close_fds);
+		free(srv);
+		return r;
+	}
+	*out = srv;
+	return 0;
+}
+
+void warden_server_stop(struct warden_server *srv)
+{
+	srv->stop = 1;
+}
+
+size_t warden_server_runs(const struct warden_server *srv)
+{
+	return srv->n_runs;
+}
+
+/* --------------------------------------------------------------- worker */
+
+/* The worker's side of the control socket. */
+static int worker_ctl = -1;
+
+static int worker_send(json_t *msg)
+{
+	char *text;
+	size_t n;
+	int r;
+
+	if (msg == NULL)
+		return -1;
+	text = json_dumps(msg, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(msg);
+	if (text == NULL)
+		return -1;
+	n = strlen(text);
+	text[n] = '\n';
+	r = write_all(worker_ctl, text, n + 1);
+	free(text);
+	return r;
+}
+
+static void worker_notice(void *arg, const char *line)
+{
+	(void)arg;
+	worker_send(json_pack("{s:s,s:o}", "t", "notice", "line",
+	                      warden_json_string_lossy(line)));
+}
+
+static json_t *str_or_null(const char *s)
+{
+	json_t *v;
+
+	if (s == NULL || s[0] == '\0')
+		return json_null();
+	v = warden_json_string_lossy(s);
+	return v != NULL ? v : json_null();
+}
+
+static json_t *strings_json(const char *const *v, size_t n)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; a != NULL && i < n; i++)
+		json_array_append_new(a, str_or_null(v[i]));
+	return a != NULL ? a : json_null();
+}
+
+/* The answerer's request as JSON: the fields of plugin.h's struct. */
+static json_t *request_json(const struct warden_request *req)
+{
+	json_t *o = json_object();
+
+	if (o == NULL)
+		return NULL;
+	json_object_set_new(o, "session_id", str_or_null(req->session_id));
+	json_object_set_new(o, "request_id", str_or_null(req->request_id));
+	json_object_set_new(o, "tool", str_or_null(req->tool));
+	json_object_set_new(o, "subject", str_or_null(req->subject));
+	json_object_set_new(o, "call_id", str_or_null(req->call_id));
+	json_object_set_new(o, "reason", str_or_null(req->reason));
+	json_object_set_new(o, "requested_mode", str_or_null(req->requested_mode));
+	json_object_set_new(o, "cwd", str_or_null(req->cwd));
+	if (WARDEN_REQUEST_HAS(req, path) && req->argc > 0) {
+		json_object_set_new(o, "argv", strings_json(req->argv, req->argc));
+		json_object_set_new(o, "program", str_or_null(req->program));
+		json_object_set_new(o, "interpreter", str_or_null(req->interpreter));
+		json_object_set_new(o, "program_writable",
+		                    json_boolean(req->program_writable));
+		json_object_set_new(o, "env_removed",
+		                    strings_json(req->env_removed, req->n_env_removed));
+		json_object_set_new(o, "path_dropped",
+		                    strings_json(req->path_dropped, req->n_path_dropped));
+		json_object_set_new(o, "path", json_string(req->path != NULL ? req->path : ""));
+	}
+	return o;
+}
+
+/* Reads one line from the control socket (blocking); a new string or
+ * NULL at EOF or error. */
+static char *worker_read_line(void)
+{
+	struct buf b = { NULL, 0, 0 };
+	char c;
+
+	for (;;) {
+		ssize_t n = read(worker_ctl, &c, 1);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0 || b.len > WORKER_LINE_MAX) {
+			free(b.p);
+			return NULL;
+		}
+		if (c == '\n')
+			return b.p != NULL ? b.p : strdup("");
+		if (buf_add(&b, &c, 1) < 0) {
+			free(b.p);
+			return NULL;
+		}
+	}
+}
+
+/* The client answerer, in the worker: asks the server, waits for its
+ * answer ({"t":"answer","decision":N,"reason":S}). */
+static int worker_client_decide(void *ud, const struct warden_request *req,
+                                long timeout_ms, char *err, size_t errlen)
+{
+	json_t *msg, *a;
+	char *line;
+	int d = WARDEN_DECISION_ERROR;
+	const char *reason;
+
+	(void)ud;
+	if (worker_send(json_pack("{s:s,s:o,s:I}", "t", "ask", "request",
+	                          request_json(req), "timeout_ms",
+	                          (json_int_t)timeout_ms)) < 0) {
+		snprintf(err, errlen, "the server cannot be asked");
+		return WARDEN_DECISION_ERROR;
+	}
+	line = worker_read_line();
+	if (line == NULL) {
+		snprintf(err, errlen, "the server did not answer");
+		return WARDEN_DECISION_ERROR;
+	}
+	msg = json_loads(line, 0, NULL);
+	free(line);
+	if (msg == NULL || json_unpack(msg, "{s:i}", "decision", &d) < 0) {
+		json_decref(msg);
+		snprintf(err, errlen, "the server's answer is malformed");
+		return WARDEN_DECISION_ERROR;
+	}
+	a = json_object_get(msg, "reason");
+	reason = json_is_string(a) ? json_string_value(a) : NULL;
+	if (reason != NULL && reason[0] != '\0')
+		snprintf(err, errlen, "%s", reason);
+	json_decref(msg);
+	return d;
+}
+
+/* Never returns. */
+static void worker_main(struct warden_server *srv,
+                        const struct warden_run_request *req0,
+                        int ctl, int out, int errfd, pid_t server)
+{
+	struct warden_run_request req = *req0;
+	struct warden_run_report rep;
+	struct warden_error err = { 0, "" };
+	struct sigaction sa;
+	json_t *msg;
+	struct run *x;
+	size_t i;
+	int devnull, r;
+
+	/* The worker goes with the server. */
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (getppid() != server)
+		_exit(WARDEN_EOS);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGCHLD, &sa, NULL);
+	sigaction(SIGPIPE, &sa, NULL);
+
+	/* Nothing of the server's: not the client, not the other runs. */
+	for (x = srv->runs; x != NULL; x = x->next) {
+		if (x->ctl >= 0)
+			close(x->ctl);
+		if (x->out >= 0)
+			close(x->out);
+		if (x->err >= 0)
+			close(x->err);
+	}
+	for (i = 0; i < srv->n_close_fds; i++)
+		close(srv->close_fds[i]);
+	devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(out, 1) < 0 ||
+	    dup2(errfd, 2) < 0)
+		_exit(WARDEN_EOS);
+	if (srv->in_fd > 2)
+		close(srv->in_fd);
+	if (srv->out_fd > 2)
+		close(srv->out_fd);
+	close(devnull);
+	if (out > 2)
+		close(out);
+	if (errfd > 2)
+		close(errfd);
+	if (ctl <= 2) {
+		int c = fcntl(ctl, F_DUPFD_CLOEXEC, 3);
+
+		if (c < 0)
+			_exit(WARDEN_EOS);
+		ctl = c;
+	}
+	worker_ctl = ctl;
+	fcntl(ctl, F_SETFL, fcntl(ctl, F_GETFL) & ~O_NONBLOCK);
+
+	warden_approval_set_client(worker_client_decide, NULL);
+	req.notice = worker_notice;
+	req.notice_arg = NULL;
+	memset(&rep, 0, sizeof(rep));
+	r = warden_consumer_run(srv->consumer, &req, &rep, &err);
+	if (r == 0) {
+		json_t *o = warden_run_report_json(&rep);
+
+		if (o != NULL) {
+			json_object_set_new(o, "session", str_or_null(rep.session));
+			json_object_set_new(o, "status", json_integer(rep.status));
+			json_object_set_new(o, "policy", rep.policy
+			                    ? json_string(warden_policy_name(rep.policy))
+			                    : json_null());
+		}
+		if (rep.disproved[0] != '\0')
+			worker_send(json_pack("{s:s,s:s,s:i}", "t", "disproved",
+			                      "backend", rep.disproved, "mode",
+			                      rep.disproved_mode));
+		msg = o != NULL ? json_pack("{s:s,s:i,s:o}", "t", "result", "r", 0,
+		                            "report", o) : NULL;
+		if (msg == NULL)
+			msg = json_pack("{s:s,s:i,s:i,s:s}", "t", "result", "r",
+			                -WARDEN_EOS, "code", WARDEN_EOS, "message",
+			                "run: out of memory while reporting the run");
+	} else {
+		msg = json_pack("{s:s,s:i,s:i,s:o}", "t", "result", "r", r,
+		                "code", err.code ? err.code : -r, "message",
+		                warden_json_string_lossy(err.msg));
+	}
+	worker_send(msg);
+	_exit(0);
+}
+
+/* ----------------------------------------------------------------- runs */
+
+static struct run *run_find(struct warden_server *srv, json_t *key)
+{
+	struct run *x;
+
+	for (x = srv->runs; x != NULL; x = x->next)
+		if (key != NULL && json_equal(x->key, key))
+			return x;
+	return NULL;
+}
+
+int warden_server_run(struct warden_server *srv, json_t *key,
+                      const struct warden_run_request *req,
+                      const struct warden_server_run_ops *ops, void *arg,
+                      struct warden_error *err)
+{
+	int ctl[2] = { -1, -1 }, out[2] = { -1, -1 }, errp[2] = { -1, -1 };
+	struct run *x;
+	pid_t pid, self = getpid();
+
+	if (srv->consumer == NULL)
+		return warden_error_set(err, WARDEN_EINTERNAL, "serve: no consumer for runs");
+	if (key == NULL || run_find(srv, key) != NULL)
+		return warden_error_set(err, WARDEN_EUSAGE,
+		                        "run: a run with that id is still going on");
+	x = calloc(1, sizeof(*x));
+	if (x == NULL)
+		return warden_error_set(err, WARDEN_EOS, "run: out of memory");
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ctl) < 0 ||
+	    pipe2(out, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0) {
+		warden_error_errno(err, WARDEN_EOS, errno, "run: cannot make the worker's channels");
+		goto fail;
+	}
+	pid = fork();
+	if (pid < 0) {
+		warden_error_errno(err, WARDEN_EOS, errno, "run: cannot start a worker");
+		goto fail;
+	}
+	if (pid == 0) {
+		close(ctl[0]);
+		close(out[0]);
+		close(errp[0]);
+		worker_main(srv, req, ctl[1], out[1], errp[1], self);
+	}
+	close(ctl[1]);
+	close(out[1]);
+	close(errp[1]);
+	fcntl(ctl[0], F_SETFL, O_NONBLOCK);
+	fcntl(out[0], F_SETFL, O_NONBLOCK);
+	fcntl(errp[0], F_SETFL, O_NONBLOCK);
+	x->key = json_incref(key);
+	x->pid = pid;
+	x->ctl = ctl[0];
+	x->out = out[0];
+	x->err = errp[0];
+	x->ops = ops;
+	x->arg = arg;
+	x->next = srv->runs;
+	srv->runs = x;
+	srv->n_runs++;
+	return 0;
+fail:
+	for (int i = 0; i < 2; i++) {
+		if (ctl[i] >= 0)
+			close(ctl[i]);
+		if (out[i] >= 0)
+			close(out[i]);
+		if (errp[i] >= 0)
+			close(errp[i]);
+	}
+	free(x);
+	return -err->code;
+}
+
+static void run_cancel(struct run *x)
+{
+	if (x->cancelled || x->pid <= 0)
+		return;
+	x->cancelled = 1;
+	kill(x->pid, SIGTERM);
+	x->kill_at = now_ms() + WARDEN_SERVER_KILL_MS;
+}
+
+int warden_server_cancel(struct warden_server *srv, json_t *key)
+{
+	struct run *x = run_find(srv, key);
+
+	if (x == NULL || x->cancelled)
+		return -1;
+	run_cancel(x);
+	return 0;
+}
+
+static int send_answer(struct run *x, int decision, const char *reason)
+{
+	json_t *m = json_pack("{s:s,s:i,s:o}", "t", "answer", "decision", decision,
+	                      "reason", str_or_null(reason));
+	char *text;
+	size_t n;
+	int r;
+
+	if (m == NULL)
+		return -1;
+	text = json_dumps(m, JSON_COMPACT);
+	json_decref(m);
+	if (text == NULL)
+		return -1;
+	n = strlen(text);
+	text[n] = '\n';
+	r = x->ctl >= 0 ? write_all(x->ctl, text, n + 1) : -1;
+	free(text);
+	return r;
+}
+
+int warden_server_answer(struct warden_server *srv, unsigned long ask,
+                         int decision, const char *reason)
+{
+	struct run *x;
+
+	if (ask == 0)
+		return -1;
+	for (x = srv->runs; x != NULL; x = x->next) {
+		if (x->ask == ask) {
+			x->ask = 0;
+			return send_answer(x, decision, reason) < 0 ? -1 : 0;
+		}
+	}
+	return -1;
+}
+
+/* One line from a worker. */
+static void worker_line(struct warden_server *srv, struct run *x, const char *line)
+{
+	json_t *m = json_loads(line, 0, NULL), *v;
+	const char *t = NULL;
+
+	if (m == NULL || json_unpack(m, "{s:s}", "t", &t) < 0) {
+		json_decref(m);
+		return;
+	}
+	if (strcmp(t, "notice") == 0) {
+		v = json_object_get(m, "line");
+		if (x->ops->notice != NULL && json_is_string(v))
+			x->ops->notice(srv, x->arg, json_string_value(v));
+	} else if (strcmp(t, "ask") == 0) {
+		json_int_t timeout = 0;
+		json_t *req = json_object_get(m, "request");
+
+		json_unpack(m, "{s:I}", "timeout_ms", &timeout);
+		if (x->ops->ask == NULL || x->cancelled || !json_is_object(req)) {
+			send_answer(x, WARDEN_DECISION_DELEGATE, NULL);
+		} else {
+			x->ask = ++srv->next_ask;
+			x->ops->ask(srv, x->arg, x->ask, req, (long)timeout);
+		}
+	} else if (strcmp(t, "disproved") == 0) {
+		const char *backend;
+		int mode;
+
+		if (json_unpack(m, "{s:s,s:i}", "backend", &backend, "mode", &mode) == 0)
+			warden_consumer_disprove(srv->consumer, backend, mode);
+	} else if (strcmp(t, "result") == 0 && x->result == NULL) {
+		x->result = json_incref(m);
+	}
+	json_decref(m);
+}
+
+/* Reads what a worker's control socket has; at EOF closes it. */
+static void read_ctl(struct warden_server *srv, struct run *x)
+{
+	char chunk[8192];
+	ssize_t n = read(x->ctl, chunk, sizeof(chunk));
+	char *nl;
+
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n <= 0 || buf_add(&x->line, chunk, (size_t)n) < 0 ||
+	    x->line.len > WORKER_LINE_MAX) {
+		close(x->ctl);
+		x->ctl = -1;
+		return;
+	}
+	while ((nl = memchr(x->line.p, '\n', x->line.len)) != NULL) {
+		*nl = '\0';
+		worker_line(srv, x, x->line.p);
+		buf_drop(&x->line, (size_t)(nl - x->line.p) + 1);
+	}
+}
+
+static void read_output(struct warden_server *srv, struct run *x, int which)
+{
+	int *fd = which == 1 ? &x->out : &x->err;
+	static char chunk[READ_CHUNK];
+	ssize_t n = read(*fd, chunk, sizeof(chunk));
+
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n <= 0) {
+		close(*fd);
+		*fd = -1;
+		return;
+	}
+	if (x->ops->output != NULL)
+		x->ops->output(srv, x->arg, which, chunk, (size_t)n);
+}
+
+/* A run whose channels all ended: reaped, reported, freed. */
+static void run_finish(struct warden_server *srv, struct run *x)
+{
+	struct warden_server_outcome o;
+	struct run **pp;
+	int status = 0;
+
+	while (x->pid > 0 && waitpid(x->pid, &status, 0) < 0 && errno == EINTR)
+		;
+	memset(&o, 0, sizeof(o));
+	o.cancelled = x->cancelled;
+	if (x->result != NULL) {
+		json_int_t r = 0, code = 0;
+		const char *msg = "";
+
+		json_unpack(x->result, "{s:I}", "r", &r);
+		o.r = (int)r;
+		if (o.r == 0) {
+			o.report = json_object_get(x->result, "report");
+			json_unpack(o.report, "{s:i}", "status", &o.status);
+		} else {
+			json_unpack(x->result, "{s:I,s:s}", "code", &code, "message", &msg);
+			o.status = (int)code;
+			warden_error_set(&o.err, (int)code, "%s", msg);
+		}
+	} else {
+		o.r = x->cancelled ? -WARDEN_EREFUSED : -WARDEN_EINTERNAL;
+		o.status = -o.r;
+		if (x->cancelled)
+			warden_error_set(&o.err, WARDEN_EREFUSED,
+			                 "run: cancelled before the command started");
+		else if (WIFSIGNALED(status))
+			warden_error_set(&o.err, WARDEN_EINTERNAL,
+			                 "run: the worker died of %s before it reported",
+			                 strsignal(WTERMSIG(status)));
+		else
+			warden_error_set(&o.err, WARDEN_EINTERNAL,
+			                 "run: the worker ended (status %d) before it reported",
+			                 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	}
+	for (pp = &srv->runs; *pp != NULL; pp = &(*pp)->next) {
+		if (*pp == x) {
+			*pp = x->next;
+			break;
+		}
+	}
+	srv->n_runs--;
+	if (x->ops->done != NULL)
+		x->ops->done(srv, x->arg, &o);
+	json_decref(x->result);
+	json_decref(x->key);
+	free(x->line.p);
+	free(x);
+}
+
+/* --------------------------------------------------------------- client */
+
+static int valid_id(json_t *id)
+{
+	return json_is_string(id) || json_is_integer(id) || json_is_real(id) ||
+	       json_is_null(id);
+}
+
+static void dispatch(struct warden_server *srv, json_t *m)
+{
+	json_t *id = json_object_get(m, "id"), *method = json_object_get(m, "method");
+	json_t *params = json_object_get(m, "params"), *v;
+	const struct warden_server_method *e;
+	const char *name;
+
+	if (!json_is_object(m)) {
+		warden_server_error(srv, NULL, WARDEN_RPC_INVALID_REQUEST,
+		                    json_is_array(m) ? "Invalid Request: batches are not supported"
+		                                     : "Invalid Request: not an object", NULL);
+		return;
+	}
+	if (method == NULL && id != NULL &&
+	    ((v = json_object_get(m, "result")) != NULL ||
+	     json_object_get(m, "error") != NULL)) {
+		/* A reply to one of ours. */
+		struct pending *p = json_is_integer(id)
+			? pending_take(srv, (long long)json_integer_value(id)) : NULL;
+
+		if (p != NULL) {
+			p->fn(srv, p->arg, v, v != NULL ? NULL : json_object_get(m, "error"));
+			free(p);
+		}
+		return;
+	}
+	v = json_object_get(m, "jsonrpc");
+	if (!json_is_string(v) || strcmp(json_string_value(v), "2.0") != 0 ||
+	    !json_is_string(method) || (id != NULL && !valid_id(id)) ||
+	    (params != NULL && !json_is_object(params) && !json_is_array(params))) {
+		if (id != NULL || !json_is_string(method))
+			warden_server_error(srv, id != NULL && valid_id(id) ? id : NULL,
+			                    WARDEN_RPC_INVALID_REQUEST,
+			                    "Invalid Request: give jsonrpc \"2.0\", a method name, an id (string or number) and params (object or array)",
+			                    NULL);
+		return;
+	}
+	name = json_string_value(method);
+	for (e = srv->methods; e != NULL && e->name != NULL; e++) {
+		if (strcmp(e->name, name) == 0) {
+			e->fn(srv, id, params, srv->ud);
+			return;
+		}
+	}
+	if (id != NULL) {
+		char msg[300];
+
+		snprintf(msg, sizeof(msg), "Method not found: %.200s", name);
+		warden_server_error(srv, id, WARDEN_RPC_METHOD_NOT_FOUND, msg, NULL);
+	}
+}
+
+static void client_line(struct warden_server *srv, const char *line, size_t len)
+{
+	json_error_t je;
+	json_t *m;
+
+	while (len > 0 && (line[len - 1] == '\r' || line[len - 1] == ' ' ||
+	                   line[len - 1] == '\t'))
+		len--;
+	if (len == 0)
+		return;
+	m = json_loadb(line, len, JSON_REJECT_DUPLICATES, &je);
+	if (m == NULL) {
+		char msg[300];
+
+		snprintf(msg, sizeof(msg), "Parse error: %.200s (column %d)", je.text, je.column);
+		warden_server_error(srv, NULL, WARDEN_RPC_PARSE_ERROR, msg, NULL);
+		return;
+	}
+	dispatch(srv, m);
+	json_decref(m);
+}
+
+/* Reads the client; 0, or -1 with errno on a read error. */
+static int read_client(struct warden_server *srv)
+{
+	static char chunk[READ_CHUNK];
+	ssize_t n = read(srv->in_fd, chunk, sizeof(chunk));
+	size_t off = 0;
+	char *nl;
+
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return 0;
+	if (n < 0) {
+		srv->in_eof = 1;
+		return -1;
+	}
+	if (n == 0) {
+		srv->in_eof = 1;
+		/* A last line without '\n' is still a line. */
+		if (srv->in.len > 0) {
+			client_line(srv, srv->in.p, srv->in.len);
+			srv->in.len = 0;
+		}
+		return 0;
+	}
+	if (buf_add(&srv->in, chunk, (size_t)n) < 0) {
+		errno = ENOMEM;
+		srv->in_eof = 1;
+		return -1;
+	}
+	while (!srv->stop &&
+	       (nl = memchr(srv->in.p + off, '\n', srv->in.len - off)) != NULL) {
+		client_line(srv, srv->in.p + off, (size_t)(nl - (srv->in.p + off)));
+		off = (size_t)(nl - srv->in.p) + 1;
+	}
+	buf_drop(&srv->in, off);
+	if (srv->in.len > (size_t)WARDEN_SERVER_LINE_MAX) {
+		warden_server_error(srv, NULL, WARDEN_RPC_INVALID_REQUEST,
+		                    "Invalid Request: a line longer than 16 MiB", NULL);
+		srv->in_eof = 1;
+		errno = EMSGSIZE;
+		return -1;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ loop */
+
+static void expire(struct warden_server *srv, long long now)
+{
+	struct pending **pp = &srv->pending, *p;
+	struct run *x;
+
+	while ((p = *pp) != NULL) {
+		if (p->deadline > 0 && p->deadline <= now) {
+			*pp = p->next;
+			p->fn(srv, p->arg, NULL, NULL);
+			free(p);
+			pp = &srv->pending; /* fn may have changed the list */
+			continue;
+		}
+		pp = &p->next;
+	}
+	for (x = srv->runs; x != NULL; x = x->next) {
+		if (x->kill_at > 0 && x->kill_at <= now && x->pid > 0) {
+			kill(x->pid, SIGKILL);
+			x->kill_at = 0;
+		}
+	}
+}
+
+static int next_timeout(struct warden_server *srv, long long now)
+{
+	long long t = -1;
+	struct pending *p;
+	struct run *x;
+
+	for (p = srv->pending; p != NULL; p = p->next)
+		if (p->deadline > 0 && (t < 0 || p->deadline < t))
+			t = p->deadline;
+	for (x = srv->runs; x != NULL; x = x->next)
+		if (x->kill_at > 0 && (t < 0 || x->kill_at < t))
+			t = x->kill_at;
+	if (t < 0)
+		return -1;
+	return t <= now ? 0 : (int)(t - now > INT_MAX ? INT_MAX : t - now);
+}
+
+int warden_server_serve(struct warden_server *srv, struct warden_error *err)
+{
+	struct pollfd *pf = NULL;
+	struct run **who = NULL;
+	int *what = NULL;
+	size_t cap = 0;
+	int rc = 0;
+	struct sigaction sa, old_pipe;
+
+	/* A client that went away is a failed write, not a signal. */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_IGN;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGPIPE, &sa, &old_pipe);
+
+	for (;;) {
+		struct run *x, *next;
+		size_t n = 0, i;
+		long long now;
+		int pr;
+
+		if (srv->stop || srv->in_eof) {
+			/* The client is gone: what runs is cancelled. */
+			for (x = srv->runs; x != NULL; x = x->next)
+				run_cancel(x);
+			if (srv->runs == NULL)
+				break;
+		}
+		if (cap < 1 + srv->n_runs * 3) {
+			cap = 1 + srv->n_runs * 3 + 16;
+			free(pf);
+			free(who);
+			free(what);
+			pf = calloc(cap, sizeof(*pf));
+			who = calloc(cap, sizeof(*who));
+			what = calloc(cap, sizeof(*what));
+			if (pf == NULL || who == NULL || what == NULL) {
+				rc = warden_error_set(err, WARDEN_EOS, "serve: out of memory");
+				break;
+			}
+		}
+		if (!srv->in_eof && !srv->stop) {
+			pf[n].fd = srv->in_fd;
+			pf[n].events = POLLIN;
+			who[n] = NULL;
+			what[n++] = 0;
+		}
+		for (x = srv->runs; x != NULL; x = x->next) {
+			int fds[3] = { x->ctl, x->out, x->err };
+
+			for (i = 0; i < 3; i++) {
+				if (fds[i] < 0)
+					continue;
+				pf[n].fd = fds[i];
+				pf[n].events = POLLIN;
+				who[n] = x;
+				what[n++] = (int)i;
+			}
+		}
+		now = now_ms();
+		pr = poll(pf, n, next_timeout(srv, now));
+		if (pr < 0 && errno != EINTR) {
+			rc = warden_error_errno(err, WARDEN_EOS, errno, "serve: poll");
+			break;
+		}
+		now = now_ms();
+		expire(srv, now);
+		for (i = 0; pr > 0 && i < n; i++) {
+			if (pf[i].revents == 0)
+				continue;
+			if (who[i] == NULL) {
+				if (read_client(srv) < 0 && rc == 0 && errno != ENOMEM &&
+				    errno != EMSGSIZE)
+					rc = warden_error_errno(err, WARDEN_EIO, errno,
+					                        "serve: reading the client");
+				continue;
+			}
+			if (what[i] == 0)
+				read_ctl(srv, who[i]);
+			else
+				read_output(srv, who[i], what[i]);
+		}
+		for (x = srv->runs; x != NULL; x = next) {
+			next = x->next;
+			if (x->ctl < 0 && x->out < 0 && x->err < 0)
+				run_finish(srv, x);
+		}
+	}
+	/* Our requests still open get no reply. */
+	while (srv->pending != NULL) {
+		struct pending *p = srv->pending;
+
+		srv->pending = p->next;
+		p->fn(srv, p->arg, NULL, NULL);
+		free(p);
+	}
+	free(pf);
+	free(who);
+	free(what);
+	sigaction(SIGPIPE, &old_pipe, NULL);
+	return rc;
+}
+
+void warden_server_free(struct warden_server *srv)
+{
+	struct warden_error err;
+
+	if (srv == NULL)
+		return;
+	if (srv->runs != NULL) {
+		srv->stop = 1;
+		warden_server_serve(srv, &err);
+	}
+	while (srv->pending != NULL) {
+		struct pending *p = srv->pending;
+
+		srv->pending = p->next;
+		free(p);
+	}
+	free(srv->in.p);
+	free(srv->close_fds);
+	free(srv);
+}
