@@ -435,9 +435,10 @@ static int worker_client_decide(void *ud, const struct warden_request *req,
 /* Never returns. */
 static void worker_main(struct warden_server *srv,
                         const struct warden_run_request *req0,
+                        int (*job)(void *), void *job_arg,
                         int ctl, int out, int errfd, pid_t server)
 {
-	struct warden_run_request req = *req0;
+	struct warden_run_request req;
 	struct warden_run_report rep;
 	struct warden_error err = { 0, "" };
 	struct sigaction sa;
@@ -494,6 +495,14 @@ static void worker_main(struct warden_server *srv,
 	fcntl(ctl, F_SETFL, fcntl(ctl, F_GETFL) & ~O_NONBLOCK);
 
 	warden_approval_set_client(worker_client_decide, NULL);
+	if (job != NULL) {
+		r = job(job_arg);
+		fflush(NULL);
+		worker_send(json_pack("{s:s,s:i,s:i}", "t", "result", "r", 0,
+		                      "status", r));
+		_exit(0);
+	}
+	req = *req0;
 	req.notice = worker_notice;
 	req.notice_arg = NULL;
 	memset(&rep, 0, sizeof(rep));
@@ -539,17 +548,40 @@ static struct run *run_find(struct warden_server *srv, json_t *key)
 	return NULL;
 }
 
+static int start_worker(struct warden_server *srv, json_t *key,
+                        const struct warden_run_request *req,
+                        int (*job)(void *), void *job_arg,
+                        const struct warden_server_run_ops *ops, void *arg,
+                        struct warden_error *err);
+
 int warden_server_run(struct warden_server *srv, json_t *key,
                       const struct warden_run_request *req,
                       const struct warden_server_run_ops *ops, void *arg,
                       struct warden_error *err)
 {
+	if (srv->consumer == NULL)
+		return warden_error_set(err, WARDEN_EINTERNAL, "serve: no consumer for runs");
+	return start_worker(srv, key, req, NULL, NULL, ops, arg, err);
+}
+
+int warden_server_job(struct warden_server *srv, json_t *key,
+                      int (*fn)(void *), void *fn_arg,
+                      const struct warden_server_run_ops *ops, void *arg,
+                      struct warden_error *err)
+{
+	return start_worker(srv, key, NULL, fn, fn_arg, ops, arg, err);
+}
+
+static int start_worker(struct warden_server *srv, json_t *key,
+                        const struct warden_run_request *req,
+                        int (*job)(void *), void *job_arg,
+                        const struct warden_server_run_ops *ops, void *arg,
+                        struct warden_error *err)
+{
 	int ctl[2] = { -1, -1 }, out[2] = { -1, -1 }, errp[2] = { -1, -1 };
 	struct run *x;
 	pid_t pid, self = getpid();
 
-	if (srv->consumer == NULL)
-		return warden_error_set(err, WARDEN_EINTERNAL, "serve: no consumer for runs");
 	if (key == NULL || run_find(srv, key) != NULL)
 		return warden_error_set(err, WARDEN_EUSAGE,
 		                        "run: a run with that id is still going on");
@@ -570,7 +602,7 @@ int warden_server_run(struct warden_server *srv, json_t *key,
 		close(ctl[0]);
 		close(out[0]);
 		close(errp[0]);
-		worker_main(srv, req, ctl[1], out[1], errp[1], self);
+		worker_main(srv, req, job, job_arg, ctl[1], out[1], errp[1], self);
 	}
 	close(ctl[1]);
 	close(out[1]);
@@ -751,7 +783,9 @@ static void run_finish(struct warden_server *srv, struct run *x)
 
 		json_unpack(x->result, "{s:I}", "r", &r);
 		o.r = (int)r;
-		if (o.r == 0) {
+		if (o.r == 0 && json_object_get(x->result, "report") == NULL) {
+			json_unpack(x->result, "{s:i}", "status", &o.status);
+		} else if (o.r == 0) {
 			o.report = json_object_get(x->result, "report");
 			json_unpack(o.report, "{s:i}", "status", &o.status);
 		} else {

@@ -186,7 +186,19 @@ int warden_server_run(struct warden_server *srv, struct json_t *key,
                       const struct warden_run_request *req,
                       const struct warden_server_run_ops *ops, void *arg,
                       struct warden_error *err);
-/* Cancels the run of that key: 0, or -1 when there is none. */
+/*
+ * A job: fn(fn_arg) in a worker exactly like a run's (stdin /dev/null,
+ * stdout and stderr to ops->output, ops->notice unused, the client
+ * answerer asking through ops->ask, cancel), for work that may ask for
+ * an approval or print (serve runs the CLI's own commands so).  fn's
+ * return value is the status done() reports (out->r 0, out->report
+ * NULL); stdio is flushed after it.  0, or a negative status with err.
+ */
+int warden_server_job(struct warden_server *srv, struct json_t *key,
+                      int (*fn)(void *fn_arg), void *fn_arg,
+                      const struct warden_server_run_ops *ops, void *arg,
+                      struct warden_error *err);
+/* Cancels the run (or job) of that key: 0, or -1 when there is none. */
 int warden_server_cancel(struct warden_server *srv, struct json_t *key);
 /* The number of runs going on. */
 size_t warden_server_runs(const struct warden_server *srv);

@@ -93,7 +93,9 @@ static void run_done(struct warden_server *srv, void *arg,
 {
 	json_t *id = arg;
 
-	if (o->r == 0)
+	if (o->r == 0 && o->report == NULL)
+		warden_server_result(srv, id, json_pack("{s:i}", "status", o->status));
+	else if (o->r == 0)
 		warden_server_result(srv, id, json_pack("{s:O,s:b}", "report", o->report,
 		                                        "cancelled", o->cancelled));
 	else
@@ -161,6 +163,25 @@ static void m_run(struct warden_server *srv, json_t *id, json_t *params, void *u
 	}
 }
 
+static int job_fn(void *arg)
+{
+	printf("job %s", (const char *)arg);
+	fputs("to stderr", stderr);
+	return 5;
+}
+
+static void m_job(struct warden_server *srv, json_t *id, json_t *params, void *ud)
+{
+	struct warden_error err = { 0, "" };
+
+	(void)ud;
+	(void)params;
+	if (warden_server_job(srv, id, job_fn, "output", &ops, json_incref(id), &err) < 0) {
+		json_decref(id);
+		warden_server_error(srv, id, 2, err.msg, NULL);
+	}
+}
+
 static void m_cancel(struct warden_server *srv, json_t *id, json_t *params, void *ud)
 {
 	(void)ud;
@@ -173,6 +194,7 @@ static const struct warden_server_method methods[] = {
 	{ "ping", m_ping },
 	{ "run", m_run },
 	{ "cancel", m_cancel },
+	{ "job", m_job },
 	{ NULL, NULL },
 };
 
@@ -474,6 +496,16 @@ static void test_run_output_is_exact(void **state)
 		if ((unsigned char)out[i] != i % 256)
 			fail_msg("byte %zu is %u", i, (unsigned char)out[i]);
 	assert_int_equal(errlen, 0);
+	json_decref(m);
+
+	/* A job: its output, its status. */
+	send_line(fd, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"job\"}");
+	m = collect(fd, 4, out, &outlen, errb, &errlen);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(m, "result"), "status")), 5);
+	assert_int_equal(outlen, 10);
+	assert_memory_equal(out, "job output", 10);
+	assert_int_equal(errlen, 9);
+	assert_memory_equal(errb, "to stderr", 9);
 	json_decref(m);
 
 	/* A program that is not there: a report, nothing started. */
