@@ -139,5 +139,49 @@ else
 	echo "bench: python3 is not installed: the harness figures are not measured" >&2
 fi
 
+# A harness that keeps one `warden serve` open: a run of /bin/true over
+# that connection (request to response, bwrap) per call, beside the
+# confined argv run directly by subprocess.run, in the same rounds.
+if command -v python3 >/dev/null 2>&1; then
+	python3 - "$W" "$cb" "$scratch/bwrap.argv" <<'PY'
+import json, statistics, subprocess, sys, time
+w, cb, argv_file = sys.argv[1:4]
+direct = open(argv_file).read().splitlines()
+srv = subprocess.Popen([w, "--config", cb, "serve"], stdin=subprocess.PIPE,
+                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0)
+rd = srv.stdout
+n = [0]
+
+def serve_run():
+    n[0] += 1
+    srv.stdin.write(b'{"jsonrpc":"2.0","id":%d,"method":"run","params":{"argv":["/bin/true"]}}\n' % n[0])
+    while True:
+        m = json.loads(rd.readline())
+        if m.get("id") == n[0]:
+            assert m["result"]["class"] == "ok" and m["result"]["backend"] == "bwrap", m
+            return
+
+def direct_run():
+    subprocess.run(direct, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+
+serve_run()  # the backends are opened and judged once, before the rounds
+cases = [("harness-confined-argv-bwrap", direct_run), ("serve-run-bwrap", serve_run)]
+rounds = {name: [] for name, _ in cases}
+for _ in range(7):
+    for name, fn in cases:
+        t = time.perf_counter()
+        for _ in range(200):
+            fn()
+        rounds[name].append((time.perf_counter() - t) / 200 * 1e6)
+srv.stdin.close()
+srv.wait()
+m, lo, hi = (statistics.median(rounds["serve-run-bwrap"]), min(rounds["serve-run-bwrap"]),
+             max(rounds["serve-run-bwrap"]))
+b = statistics.median(rounds["harness-confined-argv-bwrap"])
+print("%s\t%.1f\t%.1f\t%.1f\tus\t%.1f\t%.2f\t%s" % ("serve-run-bwrap-vs-confined-argv",
+      m, lo, hi, b, m / b, "<= 1.1x"))
+PY
+fi
+
 # --- in process --------------------------------------------------------
 "$top/bench/bench_host" "$top"

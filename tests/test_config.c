@@ -108,6 +108,14 @@ static void test_builtin_default_parses_with_default_presets(void **state)
 	assert_string_equal(cfg->presets[1].name, "danger-full-access");
 	assert_int_equal(cfg->presets[1].mode, WARDEN_SANDBOX_DANGER_FULL_ACCESS);
 	assert_int_equal(cfg->presets[1].policy, WARDEN_POLICY_NEVER);
+	/* The connected client first (built in, in warden's process), then
+	 * the terminal. */
+	assert_int_equal(cfg->n_answerers, 2);
+	assert_string_equal(cfg->answerers[0].name, "client");
+	assert_string_equal(cfg->answerers[0].plugin, "client");
+	assert_int_equal(cfg->answerers[0].isolation, WARDEN_ISOLATION_INPROC);
+	assert_int_equal(cfg->answerers[0].timeout_ms, 300000);
+	assert_string_equal(cfg->answerers[1].name, "tty");
 	warden_config_free(cfg);
 }
 

@@ -1,0 +1,1216 @@
+/*
+ * cli_serve.c — `warden serve [--socket PATH]` (DESIGN §8): every
+ * operation of the command line over one JSON-RPC 2.0 connection
+ * (host/server.h), on stdio or on a unix socket.
+ *
+ * No operation has a second implementation here.  `run` calls the
+ * consumer (host/run.h) in a worker of the server, streaming the
+ * command's output as notifications; every other method runs the CLI's
+ * own subcommand function (warden_cmd_*) in a worker, with the argv the
+ * command line would get, and answers with what it printed (--json where
+ * the command has it) or, for an exit status of 64 and above, with a
+ * JSON-RPC error whose code is that status and whose message is the line
+ * the command printed.  Approvals that the built-in answerer `client`
+ * asks go to the client as `approval.ask` requests.
+ *
+ * The socket: created 0600 in a directory that must not be writable by
+ * others; a connection is served only when its peer (SO_PEERCRED) is this
+ * user, is not a process this server started (a confined command), and
+ * lives in this server's mount and PID namespaces (a sandboxed process
+ * elsewhere does not).  Each connection is served by a fork of the
+ * server, after the backends were opened.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include <warden/plugin.h>
+
+#include "cli.h"
+#include "run.h"
+#include "server.h"
+#include "session.h"
+#include "text.h"
+#include "vocab.h"
+#include "wconfig.h"
+#include "wjson.h"
+
+struct serve {
+	struct warden_cli *cli;
+	const struct warden_config *cfg;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+	        "usage: warden [--config FILE] [--session ID] serve [--socket PATH]\n"
+	        "\n"
+	        "Serves every warden operation over JSON-RPC 2.0, one JSON object\n"
+	        "per line: on stdin/stdout, or with --socket on a unix socket at\n"
+	        "PATH (mode 0600; only this user connects, never a command that\n"
+	        "runs in a sandbox).  Methods: session.new, session.show,\n"
+	        "session.state, mode.set, policy.set, preset.list, preset.select,\n"
+	        "preset.current, config.check, plugins, confine, approve, run,\n"
+	        "cancel.  A run's output comes as run.output notifications\n"
+	        "(base64), its result as the response; approvals asked of the\n"
+	        "client come as approval.ask requests.  See warden(1).\n"
+	        "\n"
+	        "  --socket PATH   listen on a unix socket instead of stdio\n"
+	        "  --help          this text\n");
+}
+
+/* ---------------------------------------------------------------- base64 */
+
+static char *base64(const unsigned char *p, size_t n)
+{
+	static const char tab[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	char *out = malloc((n + 2) / 3 * 4 + 1), *q = out;
+	size_t i;
+
+	if (out == NULL)
+		return NULL;
+	for (i = 0; i + 2 < n; i += 3) {
+		*q++ = tab[p[i] >> 2];
+		*q++ = tab[((p[i] & 3) << 4) | (p[i + 1] >> 4)];
+		*q++ = tab[((p[i + 1] & 15) << 2) | (p[i + 2] >> 6)];
+		*q++ = tab[p[i + 2] & 63];
+	}
+	if (i < n) {
+		*q++ = tab[p[i] >> 2];
+		if (i + 1 < n) {
+			*q++ = tab[((p[i] & 3) << 4) | (p[i + 1] >> 4)];
+			*q++ = tab[(p[i + 1] & 15) << 2];
+		} else {
+			*q++ = tab[(p[i] & 3) << 4];
+			*q++ = '=';
+		}
+		*q++ = '=';
+	}
+	*q = '\0';
+	return out;
+}
+
+/* ------------------------------------------------------------ approvals */
+
+/* One approval.ask in flight. */
+struct asking {
+	unsigned long ask;
+	long timeout_ms;
+};
+
+static void asked(struct warden_server *srv, void *arg, json_t *result,
+                  json_t *error)
+{
+	struct asking *a = arg;
+	const char *d = NULL, *msg = NULL;
+	json_t *m;
+	int decision;
+	char why[300];
+
+	if (result == NULL && error == NULL) {
+		snprintf(why, sizeof(why), "no reply from the client within %ld ms",
+		         a->timeout_ms);
+		warden_server_answer(srv, a->ask, WARDEN_DECISION_ERROR, why);
+		free(a);
+		return;
+	}
+	if (error != NULL) {
+		warden_server_answer(srv, a->ask, WARDEN_DECISION_ERROR,
+		                     "the client answered approval.ask with an error");
+		free(a);
+		return;
+	}
+	d = json_string_value(json_object_get(result, "decision"));
+	m = json_object_get(result, "message");
+	if (m != NULL && !json_is_string(m) && !json_is_null(m))
+		d = NULL;
+	msg = json_string_value(m);
+	if (d != NULL && strcmp(d, "allowed-once") == 0)
+		decision = WARDEN_DECISION_ALLOWED_ONCE;
+	else if (d != NULL && strcmp(d, "rejected") == 0)
+		decision = WARDEN_DECISION_REJECTED;
+	else if (d != NULL && strcmp(d, "cancelled") == 0)
+		decision = WARDEN_DECISION_CANCELLED;
+	else
+		decision = 0;
+	if (decision == 0 || !json_is_object(result))
+		warden_server_answer(srv, a->ask, WARDEN_DECISION_ERROR,
+		                     "the client's reply is malformed (want {\"decision\": \"allowed-once\"|\"rejected\"|\"cancelled\", \"message\": \"...\"})");
+	else
+		warden_server_answer(srv, a->ask, decision, msg);
+	free(a);
+}
+
+/* Asks the client: approval.ask {id, request}. */
+static void ask_client(struct warden_server *srv, json_t *id, unsigned long ask,
+                       json_t *request, long timeout_ms)
+{
+	struct asking *a = malloc(sizeof(*a));
+
+	if (a == NULL) {
+		warden_server_answer(srv, ask, WARDEN_DECISION_ERROR, "out of memory");
+		return;
+	}
+	a->ask = ask;
+	a->timeout_ms = timeout_ms;
+	if (warden_server_request(srv, "approval.ask",
+	                          json_pack("{s:O,s:O,s:I}", "id", id,
+	                                    "request", request, "timeout_ms",
+	                                    (json_int_t)timeout_ms),
+	                          timeout_ms, asked, a) < 0) {
+		free(a);
+		warden_server_answer(srv, ask, WARDEN_DECISION_ERROR,
+		                     "the client cannot be asked");
+	}
+}
+
+/* -------------------------------------------------------------- params */
+
+/* A params error: -32602 with the message; returns -1. */
+static int bad_params(struct warden_server *srv, json_t *id, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int bad_params(struct warden_server *srv, json_t *id, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (id != NULL)
+		warden_server_error(srv, id, WARDEN_RPC_INVALID_PARAMS, msg, NULL);
+	return -1;
+}
+
+/* Checks that params is an object (or absent) with only these keys. */
+static int check_keys(struct warden_server *srv, json_t *id, const char *method,
+                      json_t *params, const char *const *keys)
+{
+	const char *k;
+	json_t *v;
+	size_t i;
+
+	if (params == NULL)
+		return 0;
+	if (!json_is_object(params))
+		return bad_params(srv, id, "%s: params must be an object", method);
+	json_object_foreach(params, k, v) {
+		for (i = 0; keys[i] != NULL; i++)
+			if (strcmp(keys[i], k) == 0)
+				break;
+		if (keys[i] == NULL)
+			return bad_params(srv, id, "%s: unknown parameter '%s'", method, k);
+	}
+	return 0;
+}
+
+/* The string parameter key: *out NULL when absent; -1 (answered) when
+ * it is not a string without NUL bytes, or missing and required. */
+static int str_param(struct warden_server *srv, json_t *id, const char *method,
+                     json_t *params, const char *key, int required,
+                     const char **out)
+{
+	json_t *v = params != NULL ? json_object_get(params, key) : NULL;
+
+	*out = NULL;
+	if (v == NULL || json_is_null(v)) {
+		if (required)
+			return bad_params(srv, id, "%s: parameter '%s' is required", method, key);
+		return 0;
+	}
+	if (!json_is_string(v) || strlen(json_string_value(v)) != json_string_length(v))
+		return bad_params(srv, id, "%s: parameter '%s' must be a string (without NUL bytes)",
+		                  method, key);
+	*out = json_string_value(v);
+	return 0;
+}
+
+static int bool_param(struct warden_server *srv, json_t *id, const char *method,
+                      json_t *params, const char *key, int *out)
+{
+	json_t *v = params != NULL ? json_object_get(params, key) : NULL;
+
+	*out = 0;
+	if (v == NULL || json_is_null(v))
+		return 0;
+	if (!json_is_boolean(v))
+		return bad_params(srv, id, "%s: parameter '%s' must be true or false", method, key);
+	*out = json_is_true(v);
+	return 0;
+}
+
+/* The session a method acts on: params "session", else serve's own. */
+static int session_param(struct serve *sv, struct warden_server *srv, json_t *id,
+                         const char *method, json_t *params, const char **out)
+{
+	if (str_param(srv, id, method, params, "session", 0, out) < 0)
+		return -1;
+	if (*out == NULL)
+		*out = sv->cli->session_id;
+	return 0;
+}
+
+/* ------------------------------------------------------ the CLI's methods */
+
+struct buf {
+	char *p;
+	size_t len, cap;
+};
+
+static void buf_add(struct buf *b, const char *p, size_t n)
+{
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 4096;
+		char *q;
+
+		while (cap < b->len + n + 1)
+			cap *= 2;
+		if ((q = realloc(b->p, cap)) == NULL)
+			return;
+		b->p = q;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, p, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+enum out_kind {
+	OUT_JSON = 1,       /* stdout is one JSON value: the result */
+	OUT_MESSAGE = 2,    /* stdout is a line: {"message": LINE} */
+	OUT_SESSION = 3,    /* stdout's last line is a session id */
+};
+
+/* One CLI call in a worker. */
+struct call {
+	json_t *id;
+	warden_cmd_fn fn;
+	struct warden_cli cli;
+	char *argv[40];
+	int argc;
+	int kind;               /* enum out_kind */
+	int outcome_status;     /* statuses below this are results (approve:
+	                           its outcome), 64 and above errors */
+	struct buf out, err;
+};
+
+static void call_free(struct call *c)
+{
+	int i;
+
+	for (i = 0; i < c->argc; i++)
+		free(c->argv[i]);
+	json_decref(c->id);
+	free(c->out.p);
+	free(c->err.p);
+	free(c);
+}
+
+static int call_arg(struct call *c, const char *s)
+{
+	if (c->argc >= (int)(sizeof(c->argv) / sizeof(c->argv[0])) - 1 ||
+	    (c->argv[c->argc] = strdup(s)) == NULL)
+		return -1;
+	c->argc++;
+	return 0;
+}
+
+static int call_job(void *arg)
+{
+	struct call *c = arg;
+
+	optind = 0;
+	return c->fn(&c->cli, c->argc, c->argv);
+}
+
+static void call_output(struct warden_server *srv, void *arg, int fd,
+                        const char *p, size_t n)
+{
+	struct call *c = arg;
+
+	(void)srv;
+	buf_add(fd == 1 ? &c->out : &c->err, p, n);
+}
+
+static void call_ask(struct warden_server *srv, void *arg, unsigned long ask,
+                     json_t *request, long timeout_ms)
+{
+	ask_client(srv, ((struct call *)arg)->id, ask, request, timeout_ms);
+}
+
+/* The last line of text that starts with "warden: " (the CLI's error
+ * line), without it; else the last line. */
+static void error_line(const char *text, char *out, size_t len)
+{
+	const char *p = text, *best = NULL, *nl;
+
+	out[0] = '\0';
+	if (text == NULL)
+		return;
+	for (p = text; *p; p = nl + 1) {
+		nl = strchrnul(p, '\n');
+		if (nl > p)
+			best = p;
+		if (*nl == '\0')
+			break;
+	}
+	for (p = text; *p; p = nl + 1) {
+		nl = strchrnul(p, '\n');
+		if (strncmp(p, "warden: ", 8) == 0)
+			best = p;
+		if (*nl == '\0')
+			break;
+	}
+	if (best == NULL)
+		return;
+	if (strncmp(best, "warden: ", 8) == 0)
+		best += 8;
+	nl = strchrnul(best, '\n');
+	snprintf(out, len, "%.*s", (int)(nl - best), best);
+}
+
+static void call_done(struct warden_server *srv, void *arg,
+                      const struct warden_server_outcome *o)
+{
+	struct call *c = arg;
+	char line[WARDEN_ERROR_MAX + 64];
+	json_t *res = NULL;
+
+	if (o->r < 0) {
+		warden_server_error(srv, c->id, o->status, o->err.msg, NULL);
+		call_free(c);
+		return;
+	}
+	if (o->status >= c->outcome_status || o->cancelled) {
+		error_line(c->err.p, line, sizeof(line));
+		warden_server_error(srv, c->id, o->cancelled ? WARDEN_EREFUSED : o->status,
+		                    o->cancelled ? "cancelled" : line[0] ? line : "failed",
+		                    json_pack("{s:i,s:o,s:b}", "status", o->status, "stderr",
+		                              warden_json_string_lossy(c->err.p ? c->err.p : ""),
+		                              "cancelled", o->cancelled));
+		call_free(c);
+		return;
+	}
+	if (c->kind == OUT_JSON) {
+		res = c->out.p != NULL ? json_loadb(c->out.p, c->out.len, JSON_DECODE_ANY, NULL)
+		                       : NULL;
+	} else {
+		char *end;
+
+		while (c->out.len > 0 && c->out.p[c->out.len - 1] == '\n')
+			c->out.p[--c->out.len] = '\0';
+		end = c->out.p != NULL ? strrchr(c->out.p, '\n') : NULL;
+		if (c->kind == OUT_SESSION && c->out.p != NULL)
+			res = json_pack("{s:o}", "session",
+			                warden_json_string_lossy(end != NULL ? end + 1 : c->out.p));
+		else if (c->out.p != NULL)
+			res = json_pack("{s:o}", "message", warden_json_string_lossy(c->out.p));
+	}
+	if (res == NULL)
+		warden_server_error(srv, c->id, WARDEN_RPC_INTERNAL_ERROR,
+		                    "the command's output could not be read",
+		                    json_pack("{s:i}", "status", o->status));
+	else
+		warden_server_result(srv, c->id, res);
+	call_free(c);
+}
+
+static const struct warden_server_run_ops call_ops = {
+	call_output, NULL, call_ask, call_done,
+};
+
+/* Starts the CLI's fn with argv (NULL-ended list of strings). */
+static void start_call(struct serve *sv, struct warden_server *srv, json_t *id,
+                       warden_cmd_fn fn, const char *session, int kind,
+                       int outcome_status, const char *const *args)
+{
+	struct warden_error err = { 0, "" };
+	struct call *c = calloc(1, sizeof(*c));
+	size_t i;
+
+	if (id == NULL) {
+		free(c);
+		return; /* a notification: nothing to answer, nothing done */
+	}
+	if (c == NULL) {
+		warden_server_error(srv, id, WARDEN_EOS, "out of memory", NULL);
+		return;
+	}
+	c->id = json_incref(id);
+	c->fn = fn;
+	c->cli = *sv->cli;
+	c->cli.session_id = session;
+	c->kind = kind;
+	c->outcome_status = outcome_status;
+	for (i = 0; args[i] != NULL; i++) {
+		if (call_arg(c, args[i]) < 0) {
+			warden_server_error(srv, id, WARDEN_EOS, "out of memory", NULL);
+			call_free(c);
+			return;
+		}
+	}
+	c->argv[c->argc] = NULL;
+	if (warden_server_job(srv, id, call_job, c, &call_ops, c, &err) < 0) {
+		warden_server_error(srv, id, WARDEN_RPC_INVALID_REQUEST, err.msg, NULL);
+		call_free(c);
+	}
+}
+
+#define ARGS(...) ((const char *const[]){ __VA_ARGS__, NULL })
+
+static void m_session_new(struct warden_server *srv, json_t *id, json_t *params, void *ud)
+{
+	static const char *const keys[] = { "cwd", NULL };
+	const char *cwd;
+
+	if (check_keys(srv, id, "session.new", params, keys) < 0 ||
+	    str_param(srv, id, "session.new", params, "cwd", 0, &cwd) < 0)
+		return;
+	if (cwd != NULL)
+		start_call(ud, srv, id, warden_cmd_session, NULL, OUT_SESSION, WARDEN_EUSAGE,
+		           ARGS("session", "new", "--cwd", cwd));
+	else
+		start_call(ud, srv, id, warden_cmd_session, NULL, OUT_SESSION, WARDEN_EUSAGE,
+		           ARGS("session", "new"));
+}
+
+/* session.show / session.state: the session's id, params or serve's. */
+static void session_view(struct warden_server *srv, json_t *id, json_t *params,
+                         void *ud, const char *method, const char *verb)
+{
+	static const char *const keys[] = { "session", NULL };
+	const char *session;
+
+	if (check_keys(srv, id, method, params, keys) < 0 ||
+	    session_param(ud, srv, id, method, params, &session) < 0)
+		return;
+	if (session == NULL || session[0] == '\0') {
+		bad_params(srv, id, "%s: no session (give params {\"session\": ID}, or serve --session ID)",
+		           method);
+		return;
+	}
+	start_call(ud, srv, id, warden_cmd_session, session, OUT_JSON, WARDEN_EUSAGE,
+	           ARGS("session", verb, session, "--json"));
+}
+
+static void m_session_show(struct warden_server *srv, json_t *id, json_t *params, void *ud)
+{
+	session_view(srv, id, params, ud, "session.show", "show");
+}
+
+static void m_session_state(struct warden_server *srv, json_t *id, json_t *params, void *ud)
+{
+	session_view(srv, id, params, ud, "session.state", "state");
+}
+
+/* mode.set, policy.set, network.set: WORD set VALUE. */
+static void knob_set(struct warden_server *srv, json_t *id, json_t *params,
+                     void *ud, const char *method, const char *key,
+                     warden_cmd_fn fn, const char *word)
+{
+	const char *keys[] = { key, "session", NULL };
+	const char *value, *session;
+
+	if (check_keys(srv, id, method, params, keys) < 0 ||
+	    str_param(srv, id, method, params, key, 1, &value) < 0 ||
+	    session_param(ud, srv, id, method, params, &session) < 0)
+		return;
+	start_call(ud, srv, id, fn, session, OUT_MESSAGE, WARDEN_EUSAGE,
+	           ARGS(word, "set", "--", value));
+}
+
+static void m_mode_set(struct warden_server *srv, json_t *id, json_t *params, void *ud)
+{
+	knob_set(srv, id, params, ud, "mode.set", "mode", warden_cmd_mode, "mode");
+}
+
+static void m_policy_set(struct warden_server *srv, json_t *id, json_t *params, void *ud)
+{
+	knob_set(srv, id, params, ud, "policy.set", "policy", warden_cmd_policy, "policy");
+}
+
+static void m_preset_list(struct warden_server *srv, json_t *id, json_t *params, void *ud)
+{
+	static const char *const keys[] = { "session", NULL };
+	const char *session;
+
+	if (check_keys(srv, id, "preset.list", params, keys) < 0 ||
+	    session_param(ud, srv, id, "preset.list", params, &session) < 0)
+		return;
+	start_call(ud, srv, id, warden_cmd_preset, session, OUT_JSON, WARDEN_EUSAGE,
+	           ARGS("preset", "list", "--json"));
+}
+
+static void m_preset_current(struct warden_server *srv, json_t *id, json_t *params, void *ud)
+{
+	static const char *const keys[] = { "session", NULL };
+	const char *session;
+
+	if (check_keys(srv, id, "preset.current", params, keys) < 0 ||
+	    session_param(ud, srv, id, "preset.current", params, &session) < 0)
+		return;
+	start_call(ud, srv, id, warden_cmd_preset, session, OUT_JSON, WARDEN_EUSAGE,
+	           ARGS("preset", "current", "--json"));
+}
+
+static void m_preset_select(struct warden_server *srv, json_t *id, json_t *params, void *ud)
+{
+	static const char *const keys[] = { "name", "session", NULL };
+	const char *name, *session;
+
+	if (check_keys(srv, id, "preset.select", params, keys) < 0 ||
+	    str_param(srv, id, "preset.select", params, "name", 1, &name) < 0 ||
+	    session_param(ud, srv, id, "preset.select", params, &session) < 0)
+		return;
+	start_call(ud, srv, id, warden_cmd_preset, session, OUT_MESSAGE, WARDEN_EUSAGE,
+	           ARGS("preset", "select", "--", name));
+}
+
+static void m_config_check(struct warden_server *srv, json_t *id, json_t *params, void *ud)
+{
+	static const char *const keys[] = { NULL };
+
+	if (check_keys(srv, id, "config.check", params, keys) < 0)
+		return;
+	start_call(ud, srv, id, warden_cmd_config, NULL, OUT_JSON, WARDEN_EUSAGE,
+	           ARGS("config", "check", "--json"));
+}
+
+static void m_plugins(struct warden_server *srv, json_t *id, json_t *params, void *ud)
+{
+	static const char *const keys[] = { NULL };
+
+	if (check_keys(srv, id, "plugins", params, keys) < 0)
+		return;
+	start_call(ud, srv, id, warden_cmd_plugins, NULL, OUT_JSON, WARDEN_EUSAGE,
+	           ARGS("plugins", "--json"));
+}
+
+/* argv: a non-empty array of strings without NUL bytes. */
+static int argv_param(struct warden_server *srv, json_t *id, const char *method,
+                      json_t *params, const char **argv, size_t max, size_t *argc)
+{
+	json_t *a = json_object_get(params, "argv"), *v;
+	size_t i;
+
+	*argc = 0;
+	if (a == NULL || json_is_null(a))
+		return 0;
+	if (!json_is_array(a) || json_array_size(a) == 0 || json_array_size(a) > max)
+		return bad_params(srv, id, "%s: argv must be an array of 1 to %zu strings",
+		                  method, max);
+	json_array_foreach(a, i, v) {
+		if (!json_is_string(v) || strlen(json_string_value(v)) != json_string_length(v))
+			return bad_params(srv, id, "%s: argv[%zu] must be a string (without NUL bytes)",
+			                  method, i);
+		argv[i] = json_string_value(v);
+	}
+	argv[json_array_size(a)] = NULL;
+	*argc = json_array_size(a);
+	return 0;
+}
+
+static void m_confine(struct warden_server *srv, json_t *id, json_t *params, void *ud)
+{
+	static const char *const keys[] = { "argv", "mode", "root", "backend", NULL };
+	const char *argv[24], *args[40], *mode, *root, *backend;
+	size_t argc, n = 0, i;
+
+	if (check_keys(srv, id, "confine", params, keys) < 0 ||
+	    str_param(srv, id, "confine", params, "mode", 0, &mode) < 0 ||
+	    str_param(srv, id, "confine", params, "root", 0, &root) < 0 ||
+	    str_param(srv, id, "confine", params, "backend", 0, &backend) < 0 ||
+	    argv_param(srv, id, "confine", params, argv, 16, &argc) < 0)
+		return;
+	if (argc == 0) {
+		bad_params(srv, id, "confine: parameter 'argv' is required");
+		return;
+	}
+	args[n++] = "confine";
+	args[n++] = "--json";
+	if (mode != NULL) {
+		args[n++] = "--mode";
+		args[n++] = mode;
+	}
+	if (root != NULL) {
+		args[n++] = "--root";
+		args[n++] = root;
+	}
+	if (backend != NULL) {
+		args[n++] = "--backend";
+		args[n++] = backend;
+	}
+	args[n++] = "--";
+	for (i = 0; i < argc; i++)
+		args[n++] = argv[i];
+	args[n] = NULL;
+	start_call(ud, srv, id, warden_cmd_confine, NULL, OUT_JSON, WARDEN_EUSAGE, args);
+}
+
+static void m_approve(struct warden_server *srv, json_t *id, json_t *params, void *ud)
+{
+	static const char *const keys[] = {
+		"tool", "subject", "reason", "call_id", "mode", "deadline_ms",
+		"command", "argv", "cwd", "session", NULL,
+	};
+	const char *argv[24], *args[48], *tool, *subject, *reason, *call_id,
+	           *mode, *command, *cwd, *session;
+	char deadline[32];
+	json_t *d = json_object_get(params, "deadline_ms");
+	size_t argc, n = 0, i;
+
+	if (check_keys(srv, id, "approve", params, keys) < 0 ||
+	    str_param(srv, id, "approve", params, "tool", 1, &tool) < 0 ||
+	    str_param(srv, id, "approve", params, "subject", 0, &subject) < 0 ||
+	    str_param(srv, id, "approve", params, "reason", 0, &reason) < 0 ||
+	    str_param(srv, id, "approve", params, "call_id", 0, &call_id) < 0 ||
+	    str_param(srv, id, "approve", params, "mode", 0, &mode) < 0 ||
+	    str_param(srv, id, "approve", params, "command", 0, &command) < 0 ||
+	    str_param(srv, id, "approve", params, "cwd", 0, &cwd) < 0 ||
+	    session_param(ud, srv, id, "approve", params, &session) < 0 ||
+	    argv_param(srv, id, "approve", params, argv, 16, &argc) < 0)
+		return;
+	if (d != NULL && !json_is_null(d) && !json_is_integer(d)) {
+		bad_params(srv, id, "approve: deadline_ms must be an integer");
+		return;
+	}
+	args[n++] = "approve";
+	args[n++] = "--json";
+	args[n++] = "--tool";
+	args[n++] = tool;
+	if (subject != NULL) {
+		args[n++] = "--subject";
+		args[n++] = subject;
+	}
+	if (reason != NULL) {
+		args[n++] = "--reason";
+		args[n++] = reason;
+	}
+	if (call_id != NULL) {
+		args[n++] = "--call-id";
+		args[n++] = call_id;
+	}
+	if (mode != NULL) {
+		args[n++] = "--mode";
+		args[n++] = mode;
+	}
+	if (d != NULL && json_is_integer(d)) {
+		snprintf(deadline, sizeof(deadline), "%lld", (long long)json_integer_value(d));
+		args[n++] = "--deadline-ms";
+		args[n++] = deadline;
+	}
+	if (cwd != NULL) {
+		args[n++] = "--cwd";
+		args[n++] = cwd;
+	}
+	if (command != NULL) {
+		args[n++] = "-c";
+		args[n++] = command;
+	}
+	if (argc > 0) {
+		args[n++] = "--";
+		for (i = 0; i < argc; i++)
+			args[n++] = argv[i];
+	}
+	args[n] = NULL;
+	/* Exit statuses 1-3 are outcomes (rejected, cancelled, unavailable),
+	 * answered like allowed-once with approve's JSON. */
+	start_call(ud, srv, id, warden_cmd_approve, session, OUT_JSON, WARDEN_EUSAGE, args);
+}
+
+/* ------------------------------------------------------------------ run */
+
+struct running {
+	json_t *id;
+};
+
+static void run_output(struct warden_server *srv, void *arg, int fd,
+                       const char *p, size_t n)
+{
+	struct running *x = arg;
+	char *b = base64((const unsigned char *)p, n);
+
+	if (b == NULL)
+		return;
+	warden_server_notify(srv, "run.output",
+	                     json_pack("{s:O,s:s,s:s}", "id", x->id, "stream",
+	                               fd == 1 ? "stdout" : "stderr", "data", b));
+	free(b);
+}
+
+static void run_notice(struct warden_server *srv, void *arg, const char *line)
+{
+	struct running *x = arg;
+
+	warden_server_notify(srv, "run.notice",
+	                     json_pack("{s:O,s:o}", "id", x->id, "line",
+	                               warden_json_string_lossy(line)));
+}
+
+static void run_ask(struct warden_server *srv, void *arg, unsigned long ask,
+                    json_t *request, long timeout_ms)
+{
+	ask_client(srv, ((struct running *)arg)->id, ask, request, timeout_ms);
+}
+
+static void run_done(struct warden_server *srv, void *arg,
+                     const struct warden_server_outcome *o)
+{
+	struct running *x = arg;
+
+	if (o->r < 0) {
+		warden_server_error(srv, x->id, o->cancelled ? WARDEN_EREFUSED : o->status,
+		                    o->cancelled ? "cancelled" : o->err.msg,
+		                    json_pack("{s:i,s:b}", "status", o->status,
+		                              "cancelled", o->cancelled));
+	} else {
+		json_t *res = json_deep_copy(o->report);
+
+		if (res != NULL)
+			json_object_set_new(res, "cancelled", json_boolean(o->cancelled));
+		warden_server_result(srv, x->id, res);
+	}
+	json_decref(x->id);
+	free(x);
+}
+
+static const struct warden_server_run_ops run_ops = {
+	run_output, run_notice, run_ask, run_done,
+};
+
+static void m_run(struct warden_server *srv, json_t *id, json_t *params, void *ud)
+{
+	static const char *const keys[] = {
+		"command", "argv", "timeout_s", "require_full", "cwd", "call_id",
+		"escalate", "justification", "session", NULL,
+	};
+	struct serve *sv = ud;
+	struct warden_run_request req;
+	struct warden_error err = { 0, "" };
+	struct running *x;
+	const char *argv[257], *escalate;
+	json_t *t = json_object_get(params, "timeout_s");
+	size_t argc;
+
+	if (id == NULL)
+		return;
+	memset(&req, 0, sizeof(req));
+	if (check_keys(srv, id, "run", params, keys) < 0 ||
+	    str_param(srv, id, "run", params, "command", 0, &req.command) < 0 ||
+	    argv_param(srv, id, "run", params, argv, 256, &argc) < 0 ||
+	    bool_param(srv, id, "run", params, "require_full", &req.require_full) < 0 ||
+	    str_param(srv, id, "run", params, "cwd", 0, &req.cwd) < 0 ||
+	    str_param(srv, id, "run", params, "call_id", 0, &req.call_id) < 0 ||
+	    str_param(srv, id, "run", params, "escalate", 0, &escalate) < 0 ||
+	    str_param(srv, id, "run", params, "justification", 0, &req.justification) < 0 ||
+	    session_param(sv, srv, id, "run", params, &req.session_id) < 0)
+		return;
+	if ((req.command != NULL) == (argc > 0)) {
+		bad_params(srv, id, "run: give either command (a shell command) or argv (an array), not both");
+		return;
+	}
+	if (argc > 0 && argv[0][0] == '\0') {
+		bad_params(srv, id, "run: the program name is empty");
+		return;
+	}
+	if (t != NULL && !json_is_null(t)) {
+		double v = json_number_value(t);
+
+		if (!json_is_number(t) || !isfinite(v) || v <= 0 ||
+		    v > WARDEN_RUN_TIMEOUT_MAX_MS / 1000.0) {
+			bad_params(srv, id, "run: timeout_s: give seconds, more than 0 and at most %.0f (e.g. 30 or 0.5)",
+			           WARDEN_RUN_TIMEOUT_MAX_MS / 1000.0);
+			return;
+		}
+		req.timeout_ms = (long)(v * 1000.0);
+		if (req.timeout_ms < 1)
+			req.timeout_ms = 1;
+	}
+	if (escalate != NULL) {
+		req.escalate = warden_mode_parse(escalate);
+		if (req.escalate != WARDEN_SANDBOX_WORKSPACE_WRITE &&
+		    req.escalate != WARDEN_SANDBOX_DANGER_FULL_ACCESS) {
+			bad_params(srv, id, "run: escalate '%s': escalate to workspace-write or danger-full-access",
+			           escalate);
+			return;
+		}
+		if (req.justification == NULL || req.justification[0] == '\0') {
+			bad_params(srv, id, "run: escalate needs justification (why the command needs that mode)");
+			return;
+		}
+	} else if (req.justification != NULL) {
+		bad_params(srv, id, "run: justification goes with escalate");
+		return;
+	}
+	if (req.call_id != NULL && req.call_id[0] == '\0') {
+		bad_params(srv, id, "run: call_id needs the caller's tool-call id");
+		return;
+	}
+	if (req.cwd != NULL && req.cwd[0] == '\0') {
+		bad_params(srv, id, "run: cwd needs a directory");
+		return;
+	}
+	req.argv = argc > 0 ? argv : NULL;
+	req.argc = argc;
+	x = calloc(1, sizeof(*x));
+	if (x == NULL) {
+		warden_server_error(srv, id, WARDEN_EOS, "out of memory", NULL);
+		return;
+	}
+	x->id = json_incref(id);
+	if (warden_server_run(srv, id, &req, &run_ops, x, &err) < 0) {
+		warden_server_error(srv, id, err.code == WARDEN_EUSAGE
+		                    ? WARDEN_RPC_INVALID_REQUEST : err.code, err.msg, NULL);
+		json_decref(x->id);
+		free(x);
+	}
+}
+
+static void m_cancel(struct warden_server *srv, json_t *id, json_t *params, void *ud)
+{
+	static const char *const keys[] = { "id", NULL };
+	json_t *which = json_object_get(params, "id");
+
+	(void)ud;
+	if (check_keys(srv, id, "cancel", params, keys) < 0)
+		return;
+	if (which == NULL) {
+		bad_params(srv, id, "cancel: parameter 'id' (the run's request id) is required");
+		return;
+	}
+	if (warden_server_cancel(srv, which) < 0) {
+		if (id != NULL)
+			warden_server_error(srv, id, WARDEN_RPC_INVALID_PARAMS,
+			                    "cancel: no run with that id is going on", NULL);
+		return;
+	}
+	if (id != NULL)
+		warden_server_result(srv, id, json_pack("{s:b}", "cancelled", 1));
+}
+
+static const struct warden_server_method methods[] = {
+	{ "session.new", m_session_new },
+	{ "session.show", m_session_show },
+	{ "session.state", m_session_state },
+	{ "mode.set", m_mode_set },
+	{ "policy.set", m_policy_set },
+	{ "preset.list", m_preset_list },
+	{ "preset.select", m_preset_select },
+	{ "preset.current", m_preset_current },
+	{ "config.check", m_config_check },
+	{ "plugins", m_plugins },
+	{ "confine", m_confine },
+	{ "approve", m_approve },
+	{ "run", m_run },
+	{ "cancel", m_cancel },
+	{ NULL, NULL },
+};
+
+/* --------------------------------------------------------------- serving */
+
+/* Serves one connection (in_fd, out_fd) to its end. */
+static int serve_conn(struct serve *sv, struct warden_consumer *consumer,
+                      int in_fd, int out_fd, const int *close_fds,
+                      size_t n_close, struct warden_error *err)
+{
+	struct warden_server_opts o;
+	struct warden_server *srv = NULL;
+	int r;
+
+	memset(&o, 0, sizeof(o));
+	o.in_fd = in_fd;
+	o.out_fd = out_fd;
+	o.methods = methods;
+	o.ud = sv;
+	o.consumer = consumer;
+	o.close_fds = close_fds;
+	o.n_close_fds = n_close;
+	if ((r = warden_server_new(&o, &srv, err)) < 0)
+		return r;
+	r = warden_server_serve(srv, err);
+	warden_server_free(srv);
+	return r;
+}
+
+static volatile sig_atomic_t stopping;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stopping = 1;
+}
+
+/* Is pid a descendant of this process? -1 when it cannot be told. */
+static int descendant(pid_t pid)
+{
+	pid_t self = getpid();
+	int depth;
+
+	for (depth = 0; depth < 4096 && pid > 1; depth++) {
+		char path[64], buf[512], *p;
+		FILE *f;
+		int ppid = -1;
+
+		if (pid == self)
+			return 1;
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+		if ((f = fopen(path, "r")) == NULL)
+			return -1;
+		p = fgets(buf, sizeof(buf), f);
+		fclose(f);
+		/* pid (comm) state ppid: comm may hold anything but ends at
+		 * the last ')'. */
+		if (p == NULL || (p = strrchr(buf, ')')) == NULL ||
+		    sscanf(p + 1, " %*c %d", &ppid) != 1)
+			return -1;
+		pid = ppid;
+	}
+	return 0;
+}
+
+/* Does pid live in this process's namespace kind (ns: "mnt", "pid")? */
+static int same_ns(pid_t pid, const char *ns)
+{
+	char a[64], b[64], la[128], lb[128];
+	ssize_t na, nb;
+
+	snprintf(a, sizeof(a), "/proc/%d/ns/%s", (int)pid, ns);
+	snprintf(b, sizeof(b), "/proc/self/ns/%s", ns);
+	na = readlink(a, la, sizeof(la) - 1);
+	nb = readlink(b, lb, sizeof(lb) - 1);
+	if (na <= 0 || nb <= 0)
+		return -1;
+	return na == nb && memcmp(la, lb, (size_t)na) == 0;
+}
+
+/* Who may connect: this user, from outside every sandbox. 0, or -1 with
+ * why filled. */
+static int peer_ok(int fd, char *why, size_t len)
+{
+	struct ucred uc;
+	socklen_t sl = sizeof(uc);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &sl) < 0) {
+		snprintf(why, len, "its credentials cannot be read: %s", strerror(errno));
+		return -1;
+	}
+	if (uc.uid != geteuid()) {
+		snprintf(why, len, "uid %u is not the server's (%u)", (unsigned)uc.uid,
+		         (unsigned)geteuid());
+		return -1;
+	}
+	if (uc.pid <= 0) {
+		snprintf(why, len, "its process is not visible from here");
+		return -1;
+	}
+	switch (descendant(uc.pid)) {
+	case 0: break;
+	case 1:
+		snprintf(why, len, "pid %d is a command this server started", (int)uc.pid);
+		return -1;
+	default:
+		snprintf(why, len, "pid %d cannot be inspected", (int)uc.pid);
+		return -1;
+	}
+	if (same_ns(uc.pid, "mnt") != 1 || same_ns(uc.pid, "pid") != 1) {
+		snprintf(why, len, "pid %d lives in another mount or PID namespace (a sandbox)",
+		         (int)uc.pid);
+		return -1;
+	}
+	return 0;
+}
+
+/* Makes the listening socket at path, 0600. */
+static int listen_at(const char *path, struct warden_error *err)
+{
+	struct sockaddr_un sa;
+	struct stat st;
+	mode_t old;
+	int fd, r;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return warden_error_set(err, WARDEN_EUSAGE,
+		                        "serve: --socket %s: the path is longer than %zu bytes (a unix socket's limit); give a shorter one",
+		                        path, sizeof(sa.sun_path) - 1);
+	if (lstat(path, &st) == 0) {
+		int probe;
+
+		if (!S_ISSOCK(st.st_mode))
+			return warden_error_set(err, WARDEN_EUSAGE,
+			                        "serve: --socket %s: a file that is not a socket is there; remove it or give another path",
+			                        path);
+		/* A socket nobody serves is left over: replaced. */
+		memset(&sa, 0, sizeof(sa));
+		sa.sun_family = AF_UNIX;
+		snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+		probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (probe >= 0 && connect(probe, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+			close(probe);
+			return warden_error_set(err, WARDEN_EUSAGE,
+			                        "serve: --socket %s: another server is listening there",
+			                        path);
+		}
+		if (probe >= 0)
+			close(probe);
+		if (unlink(path) < 0)
+			return warden_error_errno(err, WARDEN_EIO, errno,
+			                          "serve: --socket %s: cannot remove the old socket", path);
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return warden_error_errno(err, WARDEN_EOS, errno, "serve: socket");
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	old = umask(0177);
+	r = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
+	umask(old);
+	if (r < 0) {
+		r = errno;
+		close(fd);
+		return warden_error_errno(err, WARDEN_EIO, r, "serve: --socket %s: cannot bind", path);
+	}
+	if (chmod(path, 0600) < 0 || listen(fd, 16) < 0) {
+		r = errno;
+		close(fd);
+		unlink(path);
+		return warden_error_errno(err, WARDEN_EIO, r, "serve: --socket %s", path);
+	}
+	return fd;
+}
+
+static int serve_socket(struct serve *sv, struct warden_consumer *consumer,
+                        const char *path, struct warden_error *err)
+{
+	struct sigaction sa, old_term, old_int, old_pipe;
+	int lfd, rc = 0;
+
+	if ((lfd = listen_at(path, err)) < 0)
+		return lfd;
+	/* Backends opened here, once: every connection inherits them. */
+	if ((rc = warden_consumer_prepare(consumer, err)) < 0) {
+		close(lfd);
+		unlink(path);
+		return rc;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, &old_term);
+	sigaction(SIGINT, &sa, &old_int);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, &old_pipe);
+	warden_text_line(stderr, "warden: serve: listening on %s", path);
+	while (!stopping) {
+		struct pollfd pf = { lfd, POLLIN, 0 };
+		char why[300];
+		pid_t pid;
+		int c;
+
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+		if (poll(&pf, 1, 500) <= 0)
+			continue;
+		c = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		if (c < 0)
+			continue;
+		if (peer_ok(c, why, sizeof(why)) < 0) {
+			warden_text_line(stderr, "warden: serve: refused a connection: %s", why);
+			close(c);
+			continue;
+		}
+		pid = fork();
+		if (pid == 0) {
+			struct warden_error e = { 0, "" };
+
+			prctl(PR_SET_PDEATHSIG, SIGTERM);
+			sa.sa_handler = SIG_DFL;
+			sigaction(SIGTERM, &sa, NULL);
+			sigaction(SIGINT, &sa, NULL);
+			close(lfd);
+			if (serve_conn(sv, consumer, c, c, NULL, 0, &e) < 0)
+				warden_text_line(stderr, "warden: serve: %s", e.msg);
+			_exit(0);
+		}
+		if (pid < 0)
+			warden_text_line(stderr, "warden: serve: cannot serve a connection: %s",
+			                 strerror(errno));
+		close(c);
+	}
+	close(lfd);
+	unlink(path);
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGPIPE, &old_pipe, NULL);
+	return rc;
+}
+
+int warden_cmd_serve(struct warden_cli *cli, int argc, char **argv)
+{
+	static const struct option longs[] = {
+		{ "socket", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct warden_error err = { 0, "" };
+	struct warden_config *cfg = NULL;
+	struct warden_consumer *consumer = NULL;
+	struct serve sv;
+	const char *socket_path = NULL;
+	int ch, r;
+
+	optind = 0;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, "+h", longs, NULL)) != -1) {
+		switch (ch) {
+		case 's':
+			if (optarg[0] == '\0')
+				return warden_cli_usage("serve: --socket needs a path");
+			socket_path = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case '?':
+			return warden_cli_usage("serve: unknown option '%s'", argv[optind - 1]);
+		default:
+			return warden_cli_usage("serve: option '%s' needs an argument", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return warden_cli_usage("serve: unexpected argument '%s'", argv[optind]);
+	if (cli->session_id != NULL && cli->session_id[0] != '\0' &&
+	    warden_session_id_check(cli->session_id, &err) < 0)
+		return warden_cli_fail(&err);
+	if (warden_config_load(cli->config_path, &cfg, &err) < 0)
+		return warden_cli_fail(&err);
+	sv.cli = cli;
+	sv.cfg = cfg;
+	if ((r = warden_consumer_new(cfg, &consumer, &err)) == 0)
+		r = socket_path != NULL
+			? serve_socket(&sv, consumer, socket_path, &err)
+			: serve_conn(&sv, consumer, STDIN_FILENO, STDOUT_FILENO, NULL, 0, &err);
+	warden_consumer_free(consumer);
+	warden_config_free(cfg);
+	if (r < 0)
+		return warden_cli_fail(&err);
+	return 0;
+}

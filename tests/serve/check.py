@@ -1,0 +1,427 @@
+#!/usr/bin/python3
+"""check.py -- `warden serve` through a real client (tests/serve/*.sh).
+
+    check.py stdio|socket
+
+Environment (from the shell wrapper): WARDEN, T (scratch: ws, outside,
+state, the configs), TAG (marks processes a test starts).
+
+Every method over the connection with the CLI's semantics and error
+texts; a run's output byte for byte (10 MB of random bytes without a
+final newline, binary on stderr); several runs at once; cancel killing
+the command's process group; the client answering approvals (allowed
+with a message that lands in approval/decided, rejected, a malformed
+reply and no reply: unavailable) and no client at all (delegates).
+Socket only: mode 0600, another user refused (as root: a child that
+became nobody), and commands the server or another warden confined, or
+started unconfined, cannot reach the socket.
+"""
+import json
+import os
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from client import Client, RpcError, pids_with, wait_for  # noqa: E402
+
+WARDEN = os.environ["WARDEN"]
+T = os.environ["T"]
+TAG = os.environ["TAG"]
+WS = os.path.join(T, "ws")
+MODE = sys.argv[1]
+failures = 0
+
+
+def ok(what):
+    print("ok: " + what, flush=True)
+
+
+def fail(what):
+    global failures
+    failures += 1
+    print("FAIL: " + what, flush=True)
+
+
+def check(cond, what, detail=None):
+    if cond:
+        ok(what)
+    else:
+        fail(what + ("" if detail is None else ": " + str(detail)))
+    return cond
+
+
+def expect_error(fn, code, text, what):
+    try:
+        r = fn()
+    except RpcError as e:
+        check(e.code == code and text in (e.message or ""), what,
+              "code %r message %r" % (e.code, e.message))
+        return e
+    fail(what + ": no error, got %r" % (r,))
+    return None
+
+
+def conf(name):
+    return os.path.join(T, name + ".ini")
+
+
+SOCK = os.path.join(T, "sock", "serve.sock")
+server = None
+server_err = os.path.join(T, "serve.err")
+
+
+def connect(config="ww"):
+    if MODE == "stdio":
+        errf = open(os.path.join(T, "stdio.err"), "ab")
+        return Client.stdio([WARDEN, "--config", conf(config), "serve"], stderr=errf)
+    return Client.unix(SOCK)
+
+
+def start_socket_server():
+    global server
+    os.makedirs(os.path.dirname(SOCK), exist_ok=True)
+    os.chmod(os.path.dirname(SOCK), 0o755)
+    server = subprocess.Popen([WARDEN, "--config", conf("ww"), "serve", "--socket", SOCK],
+                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                              stderr=open(server_err, "wb"))
+    if not wait_for(lambda: os.path.exists(SOCK), 20):
+        fail("serve --socket: no socket at %s" % SOCK)
+        sys.exit(1)
+
+
+def server_log():
+    with open(server_err, "rb") as f:
+        return f.read().decode(errors="replace")
+
+
+def log_events(sid, type_):
+    out = subprocess.run([WARDEN, "--config", conf("ww"), "session", "show", sid, "--json"],
+                         capture_output=True, check=True).stdout
+    return [e for e in json.loads(out)["events"] if e["type"] == type_]
+
+
+# ------------------------------------------------------------- the methods
+
+def methods(c):
+    sid = c.call("session.new", {"cwd": WS})["session"]
+    check(len(sid) > 10, "session.new gives the new id (%s)" % sid)
+    st = c.call("session.state", {"session": sid})
+    check(st["mode"]["value"] == "workspace-write" and st["root"]["value"] == WS,
+          "session.state: mode and root", st)
+    check(c.call("mode.set", {"mode": "read-only", "session": sid})["message"] == "mode: read-only",
+          "mode.set answers as the CLI prints")
+    check(c.call("session.state", {"session": sid})["mode"]["value"] == "read-only",
+          "mode.set changed the session's mode")
+    check("nothing written" in c.call("mode.set", {"mode": "read-only", "session": sid})["message"],
+          "mode.set again: nothing written, as the CLI says")
+    expect_error(lambda: c.call("mode.set", {"mode": "bogus", "session": sid}), 64,
+                 "mode set: not a sandbox mode (allowed: read-only, workspace-write, danger-full-access)",
+                 "mode.set of a bad mode: the CLI's usage error, code 64")
+    expect_error(lambda: c.call("mode.set", {"mode": "read-only", "session": "../x"}), 64,
+                 "session id has a character outside", "mode.set with a bad session id: the CLI's error")
+    c.call("mode.set", {"mode": "workspace-write", "session": sid})
+    check(c.call("policy.set", {"policy": "never", "session": sid})["message"] == "policy: never",
+          "policy.set")
+    check(c.call("session.state", {"session": sid})["policy"]["value"] == "never",
+          "policy.set changed the session's policy")
+    expect_error(lambda: c.call("policy.set", {"policy": "sometimes", "session": sid}), 64,
+                 "policy set: not an approval policy", "policy.set of a bad policy: code 64")
+    c.call("policy.set", {"policy": "ask", "session": sid})
+    presets = c.call("preset.list", {"session": sid})
+    check([p["name"] for p in presets] == ["workspace-write", "danger-full-access"],
+          "preset.list", presets)
+    check(c.call("preset.select", {"name": "danger-full-access", "session": sid})["message"]
+          == "preset: danger-full-access", "preset.select")
+    cur = c.call("preset.current", {"session": sid})
+    check(cur["preset"] == "danger-full-access" and cur["sandbox"] == "danger-full-access",
+          "preset.current after select", cur)
+    expect_error(lambda: c.call("preset.select", {"name": "nope", "session": sid}), 64,
+                 "preset select: unknown preset", "preset.select of an unknown preset: code 64")
+    c.call("preset.select", {"name": "workspace-write", "session": sid})
+    cfg = c.call("config.check")
+    check(isinstance(cfg, dict) and cfg.get("config") == conf("ww") and cfg.get("ok") is True, "config.check", cfg)
+    plugins = c.call("plugins")["plugins"]
+    byname = {p["instance"]: p for p in plugins}
+    check(byname["client"]["status"] == "loaded" and byname["client"]["isolation"] == "inproc",
+          "plugins: the client answerer is built in", byname.get("client"))
+    check(byname["bwrap"]["status"] == "loaded", "plugins: bwrap loaded")
+    conf_ = c.call("confine", {"argv": ["true"], "mode": "read-only", "root": WS})
+    check(isinstance(conf_, dict) and "true" in conf_.get("argv", []), "confine", conf_)
+    expect_error(lambda: c.call("no.such.method"), -32601, "Method not found",
+                 "an unknown method: -32601")
+    expect_error(lambda: c.call("mode.set", {"mode": 3, "session": sid}), -32602,
+                 "'mode' must be a string", "a parameter of the wrong type: -32602")
+    expect_error(lambda: c.call("run", {"command": "true", "argv": ["true"]}), -32602,
+                 "not both", "run with command and argv: -32602")
+    expect_error(lambda: c.call("run", {"command": "true", "colour": 1}), -32602,
+                 "unknown parameter 'colour'", "an unknown parameter: -32602")
+
+    # approve: the client answers.
+    c.on_ask = lambda p: {"result": {"decision": "allowed-once", "message": "fine by the test"}}
+    r = c.call("approve", {"tool": "bash", "subject": "make deploy", "session": sid})
+    check(r["outcome"] == "allowed-once" and r["answerer"] == "client"
+          and r["reason"] == "fine by the test", "approve: the client allowed it", r)
+    c.on_ask = lambda p: {"result": {"decision": "rejected"}}
+    r = c.call("approve", {"tool": "bash", "subject": "make deploy", "session": sid})
+    check(r["outcome"] == "rejected", "approve: the client rejected it (a result, not an error)", r)
+    check(c.asked[-1]["request"]["subject"] == "make deploy"
+          and c.asked[-1]["request"]["tool"] == "bash", "approval.ask carries the request",
+          c.asked[-1])
+    expect_error(lambda: c.call("approve", {"tool": "bash", "subject": "x"}), 64,
+                 "session", "approve without a session: the CLI's error")
+    ev = c.call("session.show", {"session": sid})["events"]
+    decided = [e for e in ev if e["type"] == "approval/decided"]
+    check(len(decided) == 2 and decided[0].get("reason") == "fine by the test",
+          "session.show: the decisions and the client's message", decided)
+    c.on_ask = None
+    return sid
+
+
+# ------------------------------------------------------------------ runs
+
+def runs(c, sid):
+    r, out, err = c.run({"command": "echo hi; echo there >&2", "session": sid})
+    check(r["class"] == "ok" and r["exit"] == 0 and r["status"] == 0 and out == b"hi\n"
+          and err == b"there\n" and r["mode"] == "workspace-write" and r["backend"] == "bwrap"
+          and r["session"] == sid and r["cancelled"] is False,
+          "run: the report and the output", (r, out, err))
+
+    big = os.urandom(10 * 1024 * 1024)
+    if big[-1:] == b"\n":
+        big = big[:-1] + b"x"
+    with open(os.path.join(WS, "big"), "wb") as f:
+        f.write(big)
+    t0 = time.time()
+    r, out, err = c.run({"argv": ["cat", "big"], "cwd": WS, "session": sid}, timeout=300)
+    check(r["class"] == "ok" and out == big,
+          "run: 10 MB of random bytes without a final newline arrive exact (%.2f s)"
+          % (time.time() - t0), (r["class"], len(out)))
+    os.unlink(os.path.join(WS, "big"))
+    r, out, err = c.run({"command": "printf '\\377\\000\\303(' >&2; printf 'no newline'",
+                         "session": sid})
+    check(out == b"no newline" and err == b"\xff\x00\xc3(", "run: invalid UTF-8 and NUL on stderr",
+          (out, err))
+
+    r, out, err = c.run({"command": "echo x > ../outside/new", "session": sid})
+    check(r["class"] == "denied" and r["status"] != 0
+          and not os.path.exists(os.path.join(T, "outside", "new")),
+          "run: a write outside the root is denied and nothing is written", r)
+    r, out, err = c.run({"argv": ["no-such-program-%s" % TAG], "session": sid})
+    check(r["status"] == 127 and r["started"] is False and r["refused"] == "not-found",
+          "run: a program that is not there is 127, nothing started", r)
+    r, out, err = c.run({"command": "sleep 5", "timeout_s": 0.3, "session": sid})
+    check(r["status"] == 124 and r["timed_out"] is True, "run: timeout_s", r)
+    expect_error(lambda: c.call("run", {"command": "true", "session": "no-such-session"}), 64,
+                 "", "run in an unknown session: an error with the consumer's status")
+
+    # Several at once.
+    t0 = time.time()
+    started = [c.start("run", {"command": "sleep 1; echo %d" % i, "session": sid})
+               for i in range(3)]
+    res = [c.wait(id, q) for id, q in started]
+    took = time.time() - t0
+    check(all(x["class"] == "ok" for x in res) and took < 2.8,
+          "run: three runs of 1 s at once take %.2f s" % took)
+    for i, (id, q) in enumerate(started):
+        o = c.output[json.dumps(id)]["stdout"]
+        check(bytes(o) == b"%d\n" % i, "run %d: its own output under its own id" % i, o)
+
+    # Cancel.
+    marker = os.path.join(WS, "cancelled-marker")
+    long_sleep = "9%s.5" % TAG
+    id, q = c.start("run", {"command": "echo started; sleep %s; touch %s" % (long_sleep, marker),
+                            "session": sid})
+    key = json.dumps(id)
+    wait_for(lambda: key in c.output and b"started" in c.output[key]["stdout"])
+    check(wait_for(lambda: pids_with("sleep " + long_sleep)), "cancel: the command runs")
+    expect_error(lambda: c.call("cancel", {"id": "no-such-run"}), -32602, "no run",
+                 "cancel of an unknown id: an error")
+    t0 = time.time()
+    check(c.call("cancel", {"id": id}) == {"cancelled": True}, "cancel answers cancelled")
+    r = c.wait(id, q)
+    check(r["cancelled"] is True and r["signal"] == 15 and time.time() - t0 < 5,
+          "cancel: the run's response says cancelled, killed by SIGTERM", r)
+    check(not pids_with("sleep " + long_sleep), "cancel: nothing of the run is left")
+    time.sleep(0.3)
+    check(not os.path.exists(marker), "cancel: the command never went on")
+
+
+# ------------------------------------------------------------- approvals
+
+def approvals(c, sid):
+    def escalate(answer, what, want_status, want_outcome, reason=None, slow=False):
+        c.on_ask = answer
+        t0 = time.time()
+        n = len(c.asked)
+        r, out, err = c.run({"command": "echo escalated-%s" % TAG, "escalate": "danger-full-access",
+                             "justification": "the test needs it", "call_id": "call-%s" % what,
+                             "session": sid})
+        took = time.time() - t0
+        esc = r.get("escalation") or {}
+        good = (r["status"] == want_status and esc.get("outcome") == want_outcome
+                and len(c.asked) == n + 1)
+        if reason is not None:
+            good = good and reason in (esc.get("reason") or "")
+        if want_outcome == "allowed-once":
+            good = good and out == b"escalated-%s\n" % TAG.encode() \
+                and r["mode"] == "danger-full-access"
+        else:
+            good = good and out == b""
+        if slow:
+            good = good and took >= 1.4
+        check(good, "escalation, client %s: %s (status %d)" % (what, want_outcome, r["status"]),
+              (r, out, took))
+        return r
+
+    r = escalate(lambda p: {"result": {"decision": "allowed-once", "message": "go ahead, once"}},
+                 "allows", 0, "allowed-once", "go ahead, once")
+    a = c.asked[-1]["request"]
+    check(a["argv"] == ["bash", "-c", "echo escalated-%s" % TAG] and a["cwd"] == WS
+          and a["requested_mode"] == "danger-full-access" and a["reason"] == "the test needs it"
+          and a["call_id"] == "call-allows" and a["program"].endswith("bash"),
+          "approval.ask shows what will run", a)
+    escalate(lambda p: {"result": {"decision": "rejected", "message": "not today"}},
+             "rejects", 77, "rejected", "not today")
+    escalate(lambda p: {"result": {"decision": "cancelled"}}, "cancels", 77, "cancelled")
+    escalate(lambda p: {"result": {"decision": "maybe"}}, "replies malformed", 77,
+             "unavailable", "malformed")
+    escalate(lambda p: {"result": "yes"}, "replies a string", 77, "unavailable", "malformed")
+    escalate(lambda p: {"error": {"code": 1, "message": "no"}}, "replies an error", 77,
+             "unavailable")
+    escalate(lambda p: None, "never replies", 77, "unavailable", "no reply", slow=True)
+    decided = log_events(sid, "approval/decided")
+    by_call = {e.get("call_id"): e for e in decided}
+    check(by_call["call-allows"]["reason"] == "go ahead, once"
+          and by_call["call-allows"]["answerer"] == "client"
+          and by_call["call-rejects"]["reason"] == "not today",
+          "approval/decided records the client's one-line message", by_call.get("call-allows"))
+    c.on_ask = None
+
+    # No client: the CLI's run; the client answerer delegates.
+    p = subprocess.run([WARDEN, "--config", conf("ww"), "--session", sid, "run", "--json",
+                        "--escalate", "danger-full-access", "--justification", "no client",
+                        "-c", "echo never"], capture_output=True, cwd=WS, stdin=subprocess.DEVNULL)
+    res = json.loads(p.stdout.splitlines()[-1])
+    check(p.returncode == 77 and res["escalation"]["outcome"] == "unavailable"
+          and res["escalation"]["delegated"] == ["client"] and b"never\n" not in p.stdout,
+          "no client connected: the client answerer delegates", res.get("escalation"))
+
+
+# ----------------------------------------------------------- the socket
+
+def socket_only(c, sid):
+    st = os.stat(SOCK)
+    check(st.st_mode & 0o777 == 0o600 and st.st_uid == os.geteuid(), "the socket is 0600, ours",
+          oct(st.st_mode))
+
+    def as_nobody(path):
+        """Connects as nobody and sends a request: the reply, or why none."""
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(r)
+            try:
+                os.setgroups([])
+                os.setgid(65534)
+                os.setuid(65534)
+                import socket
+                s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                s.settimeout(10)
+                s.connect(path)
+                s.sendall(b'{"jsonrpc":"2.0","id":1,"method":"session.new"}\n')
+                got = s.recv(4096)
+                msg = b"reply:" + got
+            except Exception as e:  # noqa: BLE001
+                msg = ("error:%s" % e).encode()
+            os.write(w, msg)
+            os._exit(0)
+        os.close(w)
+        out = b""
+        while True:
+            b = os.read(r, 4096)
+            if not b:
+                break
+            out += b
+        os.waitpid(pid, 0)
+        return out.decode(errors="replace")
+
+    if os.geteuid() != 0:
+        print("skip: another user on the socket needs root (setuid to nobody)")
+    else:
+        got = as_nobody(SOCK)
+        check(got.startswith("error:") and "Permission denied" in got,
+              "nobody cannot connect to the 0600 socket", got)
+        # Even when the socket's mode lets it in, the server refuses.
+        os.chmod(SOCK, 0o666)
+        got = as_nobody(SOCK)
+        os.chmod(SOCK, 0o600)
+        check(got in ("reply:",) or got.startswith("error:"),
+              "nobody on a socket opened to all: no reply", got)
+        check(wait_for(lambda: "refused a connection: uid 65534" in server_log()),
+              "the server says it refused uid 65534", server_log()[-500:])
+
+    # A confined command tries the socket.
+    probe = ("import socket, sys\n"
+             "s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
+             "s.settimeout(10)\n"
+             "try:\n"
+             "    s.connect(sys.argv[1])\n"
+             "    s.sendall(b'{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"session.new\"}\\n')\n"
+             "    print('reply:', s.recv(4096))\n"
+             "except Exception as e:\n"
+             "    print('error:', e)\n")
+    before = server_log().count("refused a connection")
+    r, out, err = c.run({"argv": ["python3", "-c", probe, SOCK], "session": sid})
+    check(r["backend"] == "bwrap" and (b"error:" in out or out == b"reply: b''\n")
+          and b"result" not in out,
+          "a command confined by bwrap cannot use the server's socket", (r["class"], out, err))
+    # Unconfined but started by this server: refused as well.
+    c.call("mode.set", {"mode": "danger-full-access", "session": sid})
+    r, out, err = c.run({"argv": ["python3", "-c", probe, SOCK], "session": sid})
+    c.call("mode.set", {"mode": "workspace-write", "session": sid})
+    check(r["mode"] == "danger-full-access" and b"result" not in out,
+          "an unconfined command this server started cannot use its socket", (r["mode"], out))
+    check(wait_for(lambda: server_log().count("refused a connection") >= before + 1),
+          "the server says it refused them", server_log()[-800:])
+    # Confined by Landlock in another warden: it lives in other namespaces.
+    p = subprocess.run([WARDEN, "--config", conf("ll"), "run", "--json", "--",
+                        "python3", "-c", probe, SOCK], capture_output=True, cwd=WS,
+                       stdin=subprocess.DEVNULL)
+    lines = p.stdout.splitlines()
+    res = json.loads(lines[-1])
+    check(res["backend"] == "landlock" and b"result" not in p.stdout,
+          "a command confined by Landlock cannot use the socket", (res["backend"], lines[:-1]))
+    check(wait_for(lambda: "another mount or PID namespace" in server_log()),
+          "the server refused it as sandboxed", server_log()[-800:])
+    # The harness itself still connects.
+    c2 = connect()
+    check(len(c2.call("session.new", {"cwd": WS})["session"]) > 10, "a second connection works")
+    c2.close()
+
+
+def main():
+    if MODE == "socket":
+        start_socket_server()
+    c = connect()
+    try:
+        sid = methods(c)
+        runs(c, sid)
+        approvals(c, sid)
+        if MODE == "socket":
+            socket_only(c, sid)
+        check(not c.unknown, "nothing unexpected came", c.unknown[:3])
+    finally:
+        rc = c.close()
+        if MODE == "stdio":
+            check(rc == 0, "serve ends with its input (status %r)" % rc)
+        if server is not None:
+            server.terminate()
+            server.wait(timeout=20)
+            check(not os.path.exists(SOCK), "the socket is removed when serve ends")
+    if failures:
+        print("%d failure(s)" % failures)
+        sys.exit(1)
+
+
+main()
