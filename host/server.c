@@ -66,6 +66,7 @@ struct run {
 	int cancelled;
 	long long kill_at;          /* ms: SIGKILL the worker, 0: not yet */
 	unsigned long ask;          /* the open ask, 0: none */
+	int job;                    /* a job's worker: never reused */
 	struct run *next;
 };
 
@@ -85,7 +86,12 @@ struct warden_server {
 	struct pending *pending;
 	struct run *runs;
 	size_t n_runs;
+	struct run *idle;           /* run workers waiting for the next run */
+	size_t n_idle;
 };
+
+/* The most run workers kept waiting for a run. */
+#define IDLE_MAX 4
 
 static long long now_ms(void)
 {
@@ -371,27 +377,34 @@ static json_t *request_json(const struct warden_request *req)
 }
 
 /* Reads one line from the control socket (blocking); a new string or
- * NULL at EOF or error. */
+ * NULL at EOF or error.  What came after the line waits in `ahead`: the
+ * worker's main thread (between runs) and the client answerer's thread
+ * (during one) never read at the same time. */
 static char *worker_read_line(void)
 {
-	struct buf b = { NULL, 0, 0 };
-	char c;
+	static struct buf ahead;
+	char chunk[4096], *nl, *line;
 
 	for (;;) {
-		ssize_t n = read(worker_ctl, &c, 1);
+		ssize_t n;
 
+		if (ahead.len > 0 && (nl = memchr(ahead.p, '\n', ahead.len)) != NULL) {
+			size_t k = (size_t)(nl - ahead.p);
+
+			if ((line = malloc(k + 1)) == NULL)
+				return NULL;
+			memcpy(line, ahead.p, k);
+			line[k] = '\0';
+			buf_drop(&ahead, k + 1);
+			return line;
+		}
+		if (ahead.len > WORKER_LINE_MAX)
+			return NULL;
+		n = read(worker_ctl, chunk, sizeof(chunk));
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0 || b.len > WORKER_LINE_MAX) {
-			free(b.p);
+		if (n <= 0 || buf_add(&ahead, chunk, (size_t)n) < 0)
 			return NULL;
-		}
-		if (c == '\n')
-			return b.p != NULL ? b.p : strdup("");
-		if (buf_add(&b, &c, 1) < 0) {
-			free(b.p);
-			return NULL;
-		}
 	}
 }
 
@@ -432,9 +445,145 @@ static int worker_client_decide(void *ud, const struct warden_request *req,
 	return d;
 }
 
+#define WORKER_ARGV_MAX 4096
+
+static void worker_report(int r, const struct warden_run_report *rep,
+                          const struct warden_error *err);
+
+/* Strings travel to a worker as hex: any bytes, whatever UTF-8 says. */
+static json_t *hex_json(const char *p)
+{
+	size_t n = strlen(p), i;
+	char *h = malloc(n * 2 + 1);
+	json_t *v;
+
+	if (h == NULL)
+		return NULL;
+	for (i = 0; i < n; i++)
+		sprintf(h + i * 2, "%02x", (unsigned char)p[i]);
+	h[n * 2] = '\0';
+	v = json_string(h);
+	free(h);
+	return v;
+}
+
+static int hexval(int c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* The string a hex_json() value holds (a new string), NULL when absent;
+ * *bad set when it is not hex or out of memory. */
+static char *unhex(json_t *v, int *bad)
+{
+	const char *h = json_string_value(v);
+	size_t n, i;
+	char *p;
+
+	if (v == NULL || json_is_null(v))
+		return NULL;
+	if (h == NULL || (n = strlen(h)) % 2 != 0 || (p = malloc(n / 2 + 1)) == NULL) {
+		*bad = 1;
+		return NULL;
+	}
+	for (i = 0; i < n / 2; i++) {
+		int a = hexval(h[i * 2]), b = hexval(h[i * 2 + 1]);
+
+		if (a < 0 || b < 0 || (a == 0 && b == 0)) {
+			free(p);
+			*bad = 1;
+			return NULL;
+		}
+		p[i] = (char)(a * 16 + b);
+	}
+	p[n / 2] = '\0';
+	return p;
+}
+
+/* A run request as the worker gets it. */
+static json_t *request_to_json(const struct warden_run_request *req)
+{
+	json_t *o = json_object(), *a = json_array();
+	size_t i;
+
+	if (o == NULL || a == NULL) {
+		json_decref(o);
+		json_decref(a);
+		return NULL;
+	}
+	for (i = 0; req->argv != NULL && i < req->argc; i++)
+		if (json_array_append_new(a, hex_json(req->argv[i])) < 0)
+			break;
+	json_object_set_new(o, "argv", a);
+	if (req->argv != NULL && json_array_size(a) != req->argc) {
+		json_decref(o);
+		return NULL;
+	}
+#define S(f) if (req->f != NULL && json_object_set_new(o, #f, hex_json(req->f)) < 0) { \
+		json_decref(o); \
+		return NULL; \
+	}
+	S(session_id);
+	S(command);
+	S(justification);
+	S(cwd);
+	S(call_id);
+#undef S
+	json_object_set_new(o, "timeout_ms", json_integer(req->timeout_ms));
+	json_object_set_new(o, "require_full", json_integer(req->require_full));
+	json_object_set_new(o, "escalate", json_integer(req->escalate));
+	json_object_set_new(o, "pipe_stdout", json_integer(req->pipe_stdout));
+	return o;
+}
+
+/* Fills req from o; its strings (argv[], and the five in strs[]) are new
+ * ones, freed by request_free(). */
+static int request_from_json(json_t *o, struct warden_run_request *req,
+                             char **argv, char **strs)
+{
+	json_t *a = json_object_get(o, "argv"), *v;
+	size_t i;
+	int bad = 0;
+
+	memset(req, 0, sizeof(*req));
+	argv[0] = NULL;
+	if (!json_is_object(o) || !json_is_array(a) || json_array_size(a) > WORKER_ARGV_MAX)
+		return -1;
+	json_array_foreach(a, i, v) {
+		argv[i] = unhex(v, &bad);
+		argv[i + 1] = NULL;
+		if (bad || argv[i] == NULL)
+			return -1;
+	}
+	req->argv = json_array_size(a) > 0 ? (const char *const *)argv : NULL;
+	req->argc = json_array_size(a);
+	req->session_id = strs[0] = unhex(json_object_get(o, "session_id"), &bad);
+	req->command = strs[1] = unhex(json_object_get(o, "command"), &bad);
+	req->justification = strs[2] = unhex(json_object_get(o, "justification"), &bad);
+	req->cwd = strs[3] = unhex(json_object_get(o, "cwd"), &bad);
+	req->call_id = strs[4] = unhex(json_object_get(o, "call_id"), &bad);
+	if (bad)
+		return -1;
+	req->timeout_ms = (long)json_integer_value(json_object_get(o, "timeout_ms"));
+	req->require_full = (int)json_integer_value(json_object_get(o, "require_full"));
+	req->escalate = (int)json_integer_value(json_object_get(o, "escalate"));
+	req->pipe_stdout = (int)json_integer_value(json_object_get(o, "pipe_stdout"));
+	req->notice = worker_notice;
+	return 0;
+}
+
+static void request_free(char **argv, char **strs)
+{
+	size_t i;
+
+	for (i = 0; argv[i] != NULL; i++)
+		free(argv[i]);
+	for (i = 0; i < 5; i++)
+		free(strs[i]);
+}
+
 /* Never returns. */
 static void worker_main(struct warden_server *srv,
-                        const struct warden_run_request *req0,
                         int (*job)(void *), void *job_arg,
                         int ctl, int out, int errfd, pid_t server)
 {
@@ -442,7 +591,6 @@ static void worker_main(struct warden_server *srv,
 	struct warden_run_report rep;
 	struct warden_error err = { 0, "" };
 	struct sigaction sa;
-	json_t *msg;
 	struct run *x;
 	size_t i;
 	int devnull, r;
@@ -468,6 +616,11 @@ static void worker_main(struct warden_server *srv,
 			close(x->out);
 		if (x->err >= 0)
 			close(x->err);
+	}
+	for (x = srv->idle; x != NULL; x = x->next) {
+		close(x->ctl);
+		close(x->out);
+		close(x->err);
 	}
 	for (i = 0; i < srv->n_close_fds; i++)
 		close(srv->close_fds[i]);
@@ -502,25 +655,51 @@ static void worker_main(struct warden_server *srv,
 		                      "status", r));
 		_exit(0);
 	}
-	req = *req0;
-	req.notice = worker_notice;
-	req.notice_arg = NULL;
-	memset(&rep, 0, sizeof(rep));
-	r = warden_consumer_run(srv->consumer, &req, &rep, &err);
+	/* Runs, one after the other, each from a "run" line. */
+	for (;;) {
+		char *line = worker_read_line();
+		json_t *m = line != NULL ? json_loads(line, 0, NULL) : NULL;
+		static char *argv[WORKER_ARGV_MAX + 2];
+		char *strs[5] = { NULL, NULL, NULL, NULL, NULL };
+
+		free(line);
+		if (m == NULL)
+			_exit(0);
+		if (request_from_json(json_object_get(m, "req"), &req, argv, strs) < 0) {
+			request_free(argv, strs);
+			json_decref(m);
+			_exit(WARDEN_EINTERNAL);
+		}
+		json_decref(m);
+		memset(&rep, 0, sizeof(rep));
+		warden_error_clear(&err);
+		r = warden_consumer_run(srv->consumer, &req, &rep, &err);
+		worker_report(r, &rep, &err);
+		warden_run_report_clear(&rep);
+		request_free(argv, strs);
+	}
+}
+
+/* Sends a run's result. */
+static void worker_report(int r, const struct warden_run_report *rep,
+                          const struct warden_error *err)
+{
+	json_t *msg;
+
 	if (r == 0) {
-		json_t *o = warden_run_report_json(&rep);
+		json_t *o = warden_run_report_json(rep);
 
 		if (o != NULL) {
-			json_object_set_new(o, "session", str_or_null(rep.session));
-			json_object_set_new(o, "status", json_integer(rep.status));
-			json_object_set_new(o, "policy", rep.policy
-			                    ? json_string(warden_policy_name(rep.policy))
+			json_object_set_new(o, "session", str_or_null(rep->session));
+			json_object_set_new(o, "status", json_integer(rep->status));
+			json_object_set_new(o, "policy", rep->policy
+			                    ? json_string(warden_policy_name(rep->policy))
 			                    : json_null());
 		}
-		if (rep.disproved[0] != '\0')
+		if (rep->disproved[0] != '\0')
 			worker_send(json_pack("{s:s,s:s,s:i}", "t", "disproved",
-			                      "backend", rep.disproved, "mode",
-			                      rep.disproved_mode));
+			                      "backend", rep->disproved, "mode",
+			                      rep->disproved_mode));
 		msg = o != NULL ? json_pack("{s:s,s:i,s:o}", "t", "result", "r", 0,
 		                            "report", o) : NULL;
 		if (msg == NULL)
@@ -529,11 +708,12 @@ static void worker_main(struct warden_server *srv,
 			                "run: out of memory while reporting the run");
 	} else {
 		msg = json_pack("{s:s,s:i,s:i,s:o}", "t", "result", "r", r,
-		                "code", err.code ? err.code : -r, "message",
-		                warden_json_string_lossy(err.msg));
+		                "code", err->code ? err->code : -r, "message",
+		                warden_json_string_lossy(err->msg));
 	}
+	/* The command's output is all in the pipes by now: it ended. */
+	fflush(NULL);
 	worker_send(msg);
-	_exit(0);
 }
 
 /* ----------------------------------------------------------------- runs */
@@ -553,6 +733,39 @@ static int start_worker(struct warden_server *srv, json_t *key,
                         int (*job)(void *), void *job_arg,
                         const struct warden_server_run_ops *ops, void *arg,
                         struct warden_error *err);
+
+/* Ends a worker that is on no list: closes its channels (it ends at EOF
+ * on its control socket) and reaps it. */
+static void worker_discard(struct run *x)
+{
+	if (x->ctl >= 0)
+		close(x->ctl);
+	if (x->out >= 0)
+		close(x->out);
+	if (x->err >= 0)
+		close(x->err);
+	if (x->pid > 0) {
+		kill(x->pid, SIGTERM);
+		while (waitpid(x->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	json_decref(x->result);
+	json_decref(x->key);
+	free(x->line.p);
+	free(x);
+}
+
+/* Ends every waiting worker (their inherited state is stale). */
+static void idle_discard(struct warden_server *srv)
+{
+	while (srv->idle != NULL) {
+		struct run *x = srv->idle;
+
+		srv->idle = x->next;
+		srv->n_idle--;
+		worker_discard(x);
+	}
+}
 
 int warden_server_run(struct warden_server *srv, json_t *key,
                       const struct warden_run_request *req,
@@ -582,9 +795,46 @@ static int start_worker(struct warden_server *srv, json_t *key,
 	struct run *x;
 	pid_t pid, self = getpid();
 
-	if (key == NULL || run_find(srv, key) != NULL)
+	if (key != NULL && run_find(srv, key) != NULL)
 		return warden_error_set(err, WARDEN_EUSAGE,
 		                        "run: a run with that id is still going on");
+	if (key != NULL && job == NULL) {
+		/* A run: a waiting worker takes it, else a new one. */
+		json_t *m = request_to_json(req);
+		json_t *frame = m != NULL ? json_pack("{s:s,s:o}", "t", "run", "req", m) : NULL;
+		char *text = frame != NULL ? json_dumps(frame, JSON_COMPACT) : NULL;
+
+		json_decref(frame);
+		if (text == NULL)
+			return warden_error_set(err, WARDEN_EOS, "run: out of memory");
+		for (;;) {
+			x = srv->idle;
+			if (x != NULL) {
+				srv->idle = x->next;
+				srv->n_idle--;
+			} else if (start_worker(srv, NULL, NULL, NULL, NULL, NULL, NULL, err) < 0) {
+				free(text);
+				return -err->code;
+			} else {
+				x = srv->idle;
+				srv->idle = x->next;
+				srv->n_idle--;
+			}
+			if (write_all(x->ctl, text, strlen(text)) == 0 &&
+			    write_all(x->ctl, "\n", 1) == 0)
+				break;
+			/* That worker is gone: reaped, and the next one. */
+			worker_discard(x);
+		}
+		free(text);
+		x->key = json_incref(key);
+		x->ops = ops;
+		x->arg = arg;
+		x->next = srv->runs;
+		srv->runs = x;
+		srv->n_runs++;
+		return 0;
+	}
 	x = calloc(1, sizeof(*x));
 	if (x == NULL)
 		return warden_error_set(err, WARDEN_EOS, "run: out of memory");
@@ -602,7 +852,7 @@ static int start_worker(struct warden_server *srv, json_t *key,
 		close(ctl[0]);
 		close(out[0]);
 		close(errp[0]);
-		worker_main(srv, req, job, job_arg, ctl[1], out[1], errp[1], self);
+		worker_main(srv, job, job_arg, ctl[1], out[1], errp[1], self);
 	}
 	close(ctl[1]);
 	close(out[1]);
@@ -610,11 +860,19 @@ static int start_worker(struct warden_server *srv, json_t *key,
 	fcntl(ctl[0], F_SETFL, O_NONBLOCK);
 	fcntl(out[0], F_SETFL, O_NONBLOCK);
 	fcntl(errp[0], F_SETFL, O_NONBLOCK);
-	x->key = json_incref(key);
 	x->pid = pid;
 	x->ctl = ctl[0];
 	x->out = out[0];
 	x->err = errp[0];
+	if (key == NULL) {
+		/* A run worker, waiting for its first run. */
+		x->next = srv->idle;
+		srv->idle = x;
+		srv->n_idle++;
+		return 0;
+	}
+	x->key = json_incref(key);
+	x->job = 1;
 	x->ops = ops;
 	x->arg = arg;
 	x->next = srv->runs;
@@ -719,8 +977,11 @@ static void worker_line(struct warden_server *srv, struct run *x, const char *li
 		const char *backend;
 		int mode;
 
-		if (json_unpack(m, "{s:s,s:i}", "backend", &backend, "mode", &mode) == 0)
+		if (json_unpack(m, "{s:s,s:i}", "backend", &backend, "mode", &mode) == 0) {
 			warden_consumer_disprove(srv->consumer, backend, mode);
+			/* Waiting workers still believe the facts. */
+			idle_discard(srv);
+		}
 	} else if (strcmp(t, "result") == 0 && x->result == NULL) {
 		x->result = json_incref(m);
 	}
@@ -749,31 +1010,50 @@ static void read_ctl(struct warden_server *srv, struct run *x)
 	}
 }
 
-static void read_output(struct warden_server *srv, struct run *x, int which)
+/* Reads what one output pipe has: 1 (data), 0 (EOF: closed), -1 (none
+ * now). */
+static int read_output(struct warden_server *srv, struct run *x, int which)
 {
 	int *fd = which == 1 ? &x->out : &x->err;
 	static char chunk[READ_CHUNK];
 	ssize_t n = read(*fd, chunk, sizeof(chunk));
 
 	if (n < 0 && (errno == EINTR || errno == EAGAIN))
-		return;
+		return -1;
 	if (n <= 0) {
 		close(*fd);
 		*fd = -1;
-		return;
+		return 0;
 	}
-	if (x->ops->output != NULL)
+	if (x->ops != NULL && x->ops->output != NULL)
 		x->ops->output(srv, x->arg, which, chunk, (size_t)n);
+	return 1;
 }
 
-/* A run whose channels all ended: reaped, reported, freed. */
-static void run_finish(struct warden_server *srv, struct run *x)
+/* A run whose channels all ended (or, recycle, whose worker reported
+ * and waits for the next run): reaped, reported, freed (or its worker
+ * kept for the next run). */
+static void run_finish(struct warden_server *srv, struct run *x, int recycle)
 {
 	struct warden_server_outcome o;
 	struct run **pp;
 	int status = 0;
 
-	while (x->pid > 0 && waitpid(x->pid, &status, 0) < 0 && errno == EINTR)
+	if (recycle) {
+		/* The command ended before its worker reported: what it wrote
+		 * is in the pipes, read to the last byte before done(). */
+		while (x->out >= 0 && read_output(srv, x, 1) > 0)
+			;
+		while (x->err >= 0 && read_output(srv, x, 2) > 0)
+			;
+		if (x->out < 0 || x->err < 0) {
+			/* Its worker went away after all: it is reaped. */
+			recycle = 0;
+			close(x->ctl);
+			x->ctl = -1;
+		}
+	}
+	while (!recycle && x->pid > 0 && waitpid(x->pid, &status, 0) < 0 && errno == EINTR)
 		;
 	memset(&o, 0, sizeof(o));
 	o.cancelled = x->cancelled;
@@ -819,6 +1099,21 @@ static void run_finish(struct warden_server *srv, struct run *x)
 		x->ops->done(srv, x->arg, &o);
 	json_decref(x->result);
 	json_decref(x->key);
+	x->result = x->key = NULL;
+	if (recycle && srv->n_idle < IDLE_MAX && !srv->stop && !srv->in_eof) {
+		x->ops = NULL;
+		x->arg = NULL;
+		x->ask = 0;
+		x->line.len = 0;
+		x->next = srv->idle;
+		srv->idle = x;
+		srv->n_idle++;
+		return;
+	}
+	if (recycle) {
+		worker_discard(x);
+		return;
+	}
 	free(x->line.p);
 	free(x);
 }
@@ -1075,10 +1370,20 @@ int warden_server_serve(struct warden_server *srv, struct warden_error *err)
 		}
 		for (x = srv->runs; x != NULL; x = next) {
 			next = x->next;
+			if (x->result != NULL && x->ctl >= 0) {
+				if (!x->job && !x->cancelled) {
+					run_finish(srv, x, 1);
+					continue;
+				}
+				/* Not reused: it ends at EOF. */
+				close(x->ctl);
+				x->ctl = -1;
+			}
 			if (x->ctl < 0 && x->out < 0 && x->err < 0)
-				run_finish(srv, x);
+				run_finish(srv, x, 0);
 		}
 	}
+	idle_discard(srv);
 	/* Our requests still open get no reply. */
 	while (srv->pending != NULL) {
 		struct pending *p = srv->pending;
@@ -1104,6 +1409,7 @@ void warden_server_free(struct warden_server *srv)
 		srv->stop = 1;
 		warden_server_serve(srv, &err);
 	}
+	idle_discard(srv);
 	while (srv->pending != NULL) {
 		struct pending *p = srv->pending;
 
