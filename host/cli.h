@@ -35,6 +35,7 @@ int warden_cmd_preset(struct warden_cli *cli, int argc, char **argv);
 int warden_cmd_approve(struct warden_cli *cli, int argc, char **argv);
 int warden_cmd_confine(struct warden_cli *cli, int argc, char **argv);
 int warden_cmd_run(struct warden_cli *cli, int argc, char **argv);
+int warden_cmd_mcp(struct warden_cli *cli, int argc, char **argv);
 int warden_cmd_serve(struct warden_cli *cli, int argc, char **argv);
 
 /* A jansson string for text that may not be UTF-8 (a config value, a

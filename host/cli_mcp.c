@@ -1,0 +1,521 @@
+/*
+ * cli_mcp.c — `warden mcp`, a Model Context Protocol server on stdio
+ * (DESIGN §8):
+ *
+ *   warden mcp [--cwd DIR]
+ *
+ * One connection, one session: the session is made when the server
+ * starts, rooted at --cwd (default: the current directory), and every
+ * run of the connection is in its log.  The connection itself (JSON-RPC
+ * lines, runs in workers, requests to the client, cancel) is the server
+ * core's (host/server.h); the MCP shapes are host/mcp.h's; this file maps
+ * MCP's methods onto them:
+ *
+ *   initialize            the version (2025-06-18 and later) and whether
+ *                         the client elicits
+ *   tools/list            run, session_state
+ *   tools/call run        a run of the consumer, as `warden run -c`
+ *                         would do it in the session; output gathered
+ *                         for the result, progress notifications when
+ *                         the call carries a progressToken
+ *   notifications/cancelled  cancels the run of that request id
+ *   ping                  {}
+ *
+ * Approvals: the built-in answerer `plugin = client` asks this client
+ * through elicitation/create when it declared elicitation, and delegates
+ * to the rest of the waterfall when it did not.
+ *
+ * No tool changes the session's mode, network or policy: a model that
+ * could set its own mode would escape the approval that guards every
+ * escalation.  session_state only reads.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "cli.h"
+#include "mcp.h"
+#include "policy.h"
+#include "run.h"
+#include "server.h"
+#include "session.h"
+#include "vocab.h"
+#include "wconfig.h"
+#include "wjson.h"
+
+/* Progress notifications at most this often while output comes. */
+#define PROGRESS_EVERY_MS 200
+
+struct mcp {
+	const struct warden_config *cfg;
+	char root[PATH_MAX];
+	char *session;              /* the connection's session id */
+	const char *version;        /* negotiated, NULL before initialize */
+	int elicit;                 /* the client declared form elicitation */
+};
+
+/* One tools/call of run, from start to its response. */
+struct call {
+	struct mcp *m;
+	json_t *id;
+	json_t *progress_token;     /* or NULL */
+	struct warden_mcp_output out, err;
+	long long last_progress_ms; /* monotonic, 0: none sent */
+	double progress;            /* the last one sent */
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+	        "usage: warden [--config FILE] mcp [--cwd DIR]\n"
+	        "\n"
+	        "A Model Context Protocol server on stdin/stdout (protocol\n"
+	        "2025-06-18 and later) for one client: a tool `run` that runs a\n"
+	        "shell command in the sandbox (approvals for escalations asked of\n"
+	        "the client's user through elicitation, else of the configured\n"
+	        "answerers), and a read-only tool `session_state`.  The connection\n"
+	        "gets a session of its own rooted at DIR.\n"
+	        "\n"
+	        "  --cwd DIR   the workspace root (default: the current directory)\n"
+	        "  --help      this text\n"
+	        "\n"
+	        "exit status: 0 when the client closed the connection; 64 usage\n"
+	        "error; 78 configuration error; otherwise the error's status.\n");
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* ------------------------------------------------------------ approvals */
+
+struct asking {
+	unsigned long ask;
+	long timeout_ms;
+};
+
+static void elicited(struct warden_server *srv, void *arg, json_t *result,
+                     json_t *error)
+{
+	struct asking *a = arg;
+	char note[512], why[600];
+	int outcome;
+
+	if (result == NULL && error == NULL) {
+		snprintf(why, sizeof(why), "no answer to the elicitation within %ld ms",
+		         a->timeout_ms);
+		warden_server_answer(srv, a->ask, WARDEN_DECISION_ERROR, why);
+	} else if (error != NULL) {
+		snprintf(why, sizeof(why), "the client answered the elicitation with an error: %.400s",
+		         json_string_value(json_object_get(error, "message"))
+		         ? json_string_value(json_object_get(error, "message")) : "?");
+		warden_server_answer(srv, a->ask, WARDEN_DECISION_ERROR, why);
+	} else {
+		outcome = warden_mcp_elicit_outcome(result, note, sizeof(note));
+		if (outcome == WARDEN_OUTCOME_ALLOWED_ONCE)
+			warden_server_answer(srv, a->ask, WARDEN_DECISION_ALLOWED_ONCE, note);
+		else if (outcome == WARDEN_OUTCOME_REJECTED)
+			warden_server_answer(srv, a->ask, WARDEN_DECISION_REJECTED, note);
+		else if (outcome == WARDEN_OUTCOME_CANCELLED)
+			warden_server_answer(srv, a->ask, WARDEN_DECISION_CANCELLED, note);
+		else
+			warden_server_answer(srv, a->ask, WARDEN_DECISION_ERROR,
+			                     "the client's answer to the elicitation is malformed (want action accept, decline or cancel)");
+	}
+	free(a);
+}
+
+/* The client answerer's question, as an elicitation of the client. */
+static void ask_by_elicitation(struct warden_server *srv, void *arg,
+                               unsigned long ask, json_t *request,
+                               long timeout_ms)
+{
+	struct asking *a = malloc(sizeof(*a));
+	json_t *params;
+
+	(void)arg;
+	params = a != NULL ? warden_mcp_elicit_params(request) : NULL;
+	if (params == NULL) {
+		free(a);
+		warden_server_answer(srv, ask, WARDEN_DECISION_ERROR, "out of memory");
+		return;
+	}
+	a->ask = ask;
+	a->timeout_ms = timeout_ms;
+	if (warden_server_request(srv, "elicitation/create", params, timeout_ms,
+	                          elicited, a) < 0) {
+		free(a);
+		warden_server_answer(srv, ask, WARDEN_DECISION_ERROR,
+		                     "the client cannot be asked");
+	}
+}
+
+/* ----------------------------------------------------------------- runs */
+
+static void call_free(struct call *c)
+{
+	json_decref(c->id);
+	json_decref(c->progress_token);
+	warden_mcp_output_free(&c->out);
+	warden_mcp_output_free(&c->err);
+	free(c);
+}
+
+/* A progress notification: progress only grows (the bytes of output so
+ * far), the message is the last line of output. */
+static void progress(struct warden_server *srv, struct call *c,
+                     const char *buf, size_t len)
+{
+	char line[201];
+	const char *end = buf + len, *start;
+	size_t n;
+	json_t *msg;
+
+	if (c->progress_token == NULL)
+		return;
+	while (end > buf && (end[-1] == '\n' || end[-1] == '\r'))
+		end--;
+	for (start = end; start > buf && start[-1] != '\n'; start--)
+		;
+	n = (size_t)(end - start) < sizeof(line) - 1 ? (size_t)(end - start) : sizeof(line) - 1;
+	memcpy(line, start, n);
+	line[n] = '\0';
+	for (n = 0; line[n] != '\0'; n++)
+		if ((unsigned char)line[n] < 0x20)
+			line[n] = ' ';
+	c->progress = (double)(c->out.total + c->err.total);
+	c->last_progress_ms = now_ms();
+	msg = warden_json_string_lossy(line);
+	warden_server_notify(srv, "notifications/progress",
+	                     json_pack("{s:O,s:f,s:o}", "progressToken", c->progress_token,
+	                               "progress", c->progress,
+	                               "message", msg != NULL ? msg : json_string("")));
+}
+
+static void run_output(struct warden_server *srv, void *arg, int fd,
+                       const char *buf, size_t len)
+{
+	struct call *c = arg;
+
+	warden_mcp_output_add(fd == 2 ? &c->err : &c->out, buf, len);
+	if (c->progress_token != NULL &&
+	    now_ms() - c->last_progress_ms >= PROGRESS_EVERY_MS)
+		progress(srv, c, buf, len);
+}
+
+static void run_notice(struct warden_server *srv, void *arg, const char *line)
+{
+	struct call *c = arg;
+	size_t n = strlen(line);
+
+	/* The caller's user sees it with stderr ("warden: run: ..."). */
+	warden_mcp_output_add(&c->err, "warden: run: ", 13);
+	warden_mcp_output_add(&c->err, line, n);
+	warden_mcp_output_add(&c->err, "\n", 1);
+	(void)srv;
+}
+
+static void run_done(struct warden_server *srv, void *arg,
+                     const struct warden_server_outcome *o)
+{
+	struct call *c = arg;
+	json_t *res;
+	char text[WARDEN_ERROR_MAX + 64];
+
+	/* A request the client cancelled gets no response (MCP). */
+	if (o->cancelled) {
+		call_free(c);
+		return;
+	}
+	if (o->r < 0 || o->report == NULL) {
+		snprintf(text, sizeof(text), "nothing ran: %s", o->err.msg);
+		res = warden_mcp_tool_error(text);
+	} else {
+		res = warden_mcp_run_result(o->report, &c->out, &c->err);
+	}
+	if (res == NULL)
+		warden_server_error(srv, c->id, WARDEN_RPC_INTERNAL_ERROR, "out of memory", NULL);
+	else
+		warden_server_result(srv, c->id, res);
+	call_free(c);
+}
+
+static const struct warden_server_run_ops ops_elicit = {
+	run_output, run_notice, ask_by_elicitation, run_done,
+};
+static const struct warden_server_run_ops ops_waterfall = {
+	run_output, run_notice, NULL, run_done,
+};
+
+static void tool_error(struct warden_server *srv, json_t *id, const char *text)
+{
+	json_t *res = warden_mcp_tool_error(text);
+
+	if (res == NULL)
+		warden_server_error(srv, id, WARDEN_RPC_INTERNAL_ERROR, "out of memory", NULL);
+	else
+		warden_server_result(srv, id, res);
+}
+
+static void call_run(struct warden_server *srv, struct mcp *m, json_t *id,
+                     json_t *params)
+{
+	struct warden_mcp_run_args a;
+	struct warden_run_request req;
+	struct warden_error err = { 0, "" };
+	struct call *c;
+	char why[512], call_id[128];
+	char *idtext;
+
+	if (warden_mcp_run_args_parse(json_object_get(params, "arguments"), &a,
+	                              why, sizeof(why)) < 0) {
+		tool_error(srv, id, why);
+		return;
+	}
+	if (a.escalate_network) {
+		tool_error(srv, id, "run: escalate_network: this warden has no network knob to escalate; nothing ran");
+		return;
+	}
+	c = calloc(1, sizeof(*c));
+	if (c == NULL) {
+		warden_server_error(srv, id, WARDEN_RPC_INTERNAL_ERROR, "out of memory", NULL);
+		return;
+	}
+	c->m = m;
+	c->id = json_incref(id);
+	c->progress_token = json_incref(json_object_get(json_object_get(params, "_meta"),
+	                                                "progressToken"));
+	if (c->progress_token != NULL && !json_is_string(c->progress_token) &&
+	    !json_is_integer(c->progress_token)) {
+		json_decref(c->progress_token);
+		c->progress_token = NULL;
+	}
+	/* The call's id ties the approval and the events to it. */
+	idtext = json_dumps(id, JSON_ENCODE_ANY | JSON_COMPACT);
+	snprintf(call_id, sizeof(call_id), "mcp-%.100s", idtext != NULL ? idtext : "?");
+	free(idtext);
+
+	memset(&req, 0, sizeof(req));
+	req.session_id = m->session;
+	req.command = a.command;
+	req.timeout_ms = a.timeout_ms;
+	req.escalate = a.escalate;
+	req.justification = a.justification;
+	req.cwd = m->root;
+	req.call_id = call_id;
+	req.pipe_stdout = 1;
+	if (warden_server_run(srv, id, &req, m->elicit ? &ops_elicit : &ops_waterfall,
+	                      c, &err) < 0) {
+		char text[WARDEN_ERROR_MAX + 32];
+
+		snprintf(text, sizeof(text), "nothing ran: %s", err.msg);
+		tool_error(srv, id, text);
+		call_free(c);
+		return;
+	}
+	/* Progress from the start: even a silent command shows it runs. */
+	if (c->progress_token != NULL)
+		progress(srv, c, "", 0);
+}
+
+static void call_state(struct warden_server *srv, struct mcp *m, json_t *id)
+{
+	struct warden_error err = { 0, "" };
+	struct warden_resolved res;
+	json_t *state, *out;
+
+	if (warden_policy_resolve(m->cfg, m->session, 0, &res, &err) < 0) {
+		tool_error(srv, id, err.msg);
+		return;
+	}
+	state = json_pack("{s:s,s:{s:s,s:s},s:{s:s,s:s},s:{s:o,s:s},s:{s:o,s:s}}",
+	                  "session", res.session_id,
+	                  "mode", "value", warden_mode_name(res.mode),
+	                  "source", warden_source_name(res.mode_source),
+	                  "policy", "value", warden_policy_name(res.policy),
+	                  "source", warden_source_name(res.policy_source),
+	                  "preset", "value", warden_json_string_lossy(res.preset),
+	                  "source", warden_source_name(res.preset_source),
+	                  "root", "value", warden_json_string_lossy(res.root),
+	                  "source", warden_source_name(res.root_source));
+	out = state != NULL ? warden_mcp_state_result(state) : NULL;
+	json_decref(state);
+	if (out == NULL)
+		warden_server_error(srv, id, WARDEN_RPC_INTERNAL_ERROR, "out of memory", NULL);
+	else
+		warden_server_result(srv, id, out);
+}
+
+/* -------------------------------------------------------------- methods */
+
+static void m_initialize(struct warden_server *srv, json_t *id, json_t *params,
+                         void *ud)
+{
+	struct mcp *m = ud;
+	json_t *res;
+
+	if (id == NULL)
+		return;
+	m->version = warden_mcp_version(json_string_value(json_object_get(params,
+	                                                                 "protocolVersion")));
+	m->elicit = warden_mcp_client_elicits(params);
+	res = warden_mcp_initialize_result(m->version, m->session, m->root);
+	if (res == NULL)
+		warden_server_error(srv, id, WARDEN_RPC_INTERNAL_ERROR, "out of memory", NULL);
+	else
+		warden_server_result(srv, id, res);
+}
+
+static void m_ignore(struct warden_server *srv, json_t *id, json_t *params, void *ud)
+{
+	(void)params;
+	(void)ud;
+	if (id != NULL)
+		warden_server_result(srv, id, json_object());
+}
+
+static void m_tools_list(struct warden_server *srv, json_t *id, json_t *params,
+                         void *ud)
+{
+	json_t *res;
+
+	(void)params;
+	(void)ud;
+	if (id == NULL)
+		return;
+	res = warden_mcp_tools_list();
+	if (res == NULL)
+		warden_server_error(srv, id, WARDEN_RPC_INTERNAL_ERROR, "out of memory", NULL);
+	else
+		warden_server_result(srv, id, res);
+}
+
+static void m_tools_call(struct warden_server *srv, json_t *id, json_t *params,
+                         void *ud)
+{
+	struct mcp *m = ud;
+	const char *name = json_string_value(json_object_get(params, "name"));
+
+	if (id == NULL)
+		return;
+	if (name == NULL) {
+		warden_server_error(srv, id, WARDEN_RPC_INVALID_PARAMS,
+		                    "tools/call: params need the tool's \"name\"", NULL);
+	} else if (strcmp(name, WARDEN_MCP_TOOL_RUN) == 0) {
+		call_run(srv, m, id, params);
+	} else if (strcmp(name, WARDEN_MCP_TOOL_STATE) == 0) {
+		call_state(srv, m, id);
+	} else {
+		char msg[256];
+
+		snprintf(msg, sizeof(msg), "tools/call: unknown tool \"%.100s\" (the tools are run and session_state)",
+		         name);
+		warden_server_error(srv, id, WARDEN_RPC_INVALID_PARAMS, msg, NULL);
+	}
+}
+
+static void m_cancelled(struct warden_server *srv, json_t *id, json_t *params,
+                        void *ud)
+{
+	json_t *rid = json_object_get(params, "requestId");
+
+	(void)ud;
+	(void)id;
+	/* Unknown or finished requests are ignored, as the protocol says. */
+	if (rid != NULL)
+		warden_server_cancel(srv, rid);
+}
+
+static const struct warden_server_method methods[] = {
+	{ "initialize", m_initialize },
+	{ "notifications/initialized", m_ignore },
+	{ "ping", m_ignore },
+	{ "tools/list", m_tools_list },
+	{ "tools/call", m_tools_call },
+	{ "notifications/cancelled", m_cancelled },
+	{ NULL, NULL },
+};
+
+/* ------------------------------------------------------------------ main */
+
+int warden_cmd_mcp(struct warden_cli *cli, int argc, char **argv)
+{
+	static const struct option longs[] = {
+		{ "cwd", required_argument, NULL, 'C' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct warden_error err = { 0, "" };
+	struct warden_config *cfg = NULL;
+	struct warden_consumer *consumer = NULL;
+	struct warden_server *srv = NULL;
+	struct warden_server_opts so;
+	struct mcp m;
+	const char *cwd = ".";
+	struct stat st;
+	int ch, r;
+
+	optind = 0;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, "+h", longs, NULL)) != -1) {
+		switch (ch) {
+		case 'C':
+			if (optarg[0] == '\0')
+				return warden_cli_usage("mcp: --cwd needs a directory");
+			cwd = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case '?':
+			return warden_cli_usage("mcp: unknown option '%s'", argv[optind - 1]);
+		default:
+			return warden_cli_usage("mcp: option '%s' needs an argument", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return warden_cli_usage("mcp: unexpected argument '%s'", argv[optind]);
+	memset(&m, 0, sizeof(m));
+	if (realpath(cwd, m.root) == NULL)
+		return warden_cli_usage("mcp: --cwd %s: %s (give the workspace root, a directory)",
+		                        cwd, strerror(errno));
+	if (stat(m.root, &st) < 0 || !S_ISDIR(st.st_mode))
+		return warden_cli_usage("mcp: --cwd %s: not a directory (give the workspace root)",
+		                        cwd);
+	if (warden_config_load(cli->config_path, &cfg, &err) < 0)
+		return warden_cli_fail(&err);
+	m.cfg = cfg;
+	/* A client that goes away mid-write is the end of the connection. */
+	signal(SIGPIPE, SIG_IGN);
+	if ((r = warden_session_create(cfg, m.root, &m.session, &err)) == 0 &&
+	    (r = warden_consumer_new(cfg, &consumer, &err)) == 0) {
+		memset(&so, 0, sizeof(so));
+		so.in_fd = STDIN_FILENO;
+		so.out_fd = STDOUT_FILENO;
+		so.methods = methods;
+		so.ud = &m;
+		so.consumer = consumer;
+		if ((r = warden_server_new(&so, &srv, &err)) == 0)
+			r = warden_server_serve(srv, &err);
+	}
+	warden_server_free(srv);
+	warden_consumer_free(consumer);
+	free(m.session);
+	warden_config_free(cfg);
+	return r < 0 ? warden_cli_fail(&err) : 0;
+}

@@ -1,0 +1,315 @@
+// client.cjs — a real MCP client (the official TypeScript SDK) driving
+// `warden mcp` over stdio: version negotiation, the tool list and its
+// schemas, a write inside the root (ok) and outside it (denied, with how
+// to ask), escalations the client's user accepts and declines through
+// elicitation, escalations decided by the rest of the waterfall for a
+// client without elicitation, progress while a long command runs, and a
+// cancelled run whose processes are gone.  Each check prints "ok: ..." or
+// "FAIL: ..."; the exit status is the number of failures (capped).
+//
+//   node client.cjs SDK_DIR WARDEN CONFIG_ELICIT CONFIG_WATERFALL CONFIG_SLOW WS OUTSIDE TAG
+'use strict';
+
+const fs = require('fs');
+const path = require('path');
+
+const [sdkDir, warden, cfgElicit, cfgWaterfall, cfgSlow, ws, outside, tag] = process.argv.slice(2);
+const sdk = (p) => require(path.join(sdkDir, '@modelcontextprotocol', 'sdk', 'dist', 'cjs', p));
+const { Client } = sdk('client/index.js');
+const { StdioClientTransport } = sdk('client/stdio.js');
+const { ElicitRequestSchema, McpError } = sdk('types.js');
+
+let failures = 0;
+function ok(what) { console.log(`ok: ${what}`); }
+function fail(what, detail) {
+	failures++;
+	console.log(`FAIL: ${what}`);
+	if (detail !== undefined)
+		console.log(`  ${typeof detail === 'string' ? detail : JSON.stringify(detail)}`);
+}
+function check(cond, what, detail) { if (cond) ok(what); else fail(what, detail); }
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const text = (res) => (res.content || []).filter((c) => c.type === 'text').map((c) => c.text).join('\n');
+
+// The processes whose command line contains s (on this host, whatever
+// namespace they run in).
+function processesWith(s) {
+	const found = [];
+	for (const pid of fs.readdirSync('/proc')) {
+		if (!/^[0-9]+$/.test(pid) || Number(pid) === process.pid)
+			continue;
+		try {
+			const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0').join(' ');
+			if (cmd.includes(s))
+				found.push(`${pid} ${cmd}`);
+		} catch (e) { /* gone */ }
+	}
+	return found;
+}
+
+async function connect(config, capabilities, name) {
+	const transport = new StdioClientTransport({
+		command: warden,
+		args: ['--config', config, 'mcp', '--cwd', ws],
+		cwd: outside,
+		stderr: 'pipe',
+		env: { PATH: process.env.PATH, HOME: process.env.HOME || '/root' },
+	});
+	let stderr = '';
+	transport.stderr.on('data', (d) => { stderr += d.toString(); });
+	const client = new Client({ name, version: '1.0.0' }, { capabilities });
+	await client.connect(transport);
+	return { client, transport, stderr: () => stderr };
+}
+
+async function withElicitation() {
+	console.log('---- a client that declares elicitation');
+	let answer = 'accept';
+	const asked = [];
+	const c = await connect(cfgElicit, { elicitation: {} }, 'warden-test-elicit');
+	const { client } = c;
+	client.setRequestHandler(ElicitRequestSchema, async (req) => {
+		asked.push(req.params);
+		if (answer === 'accept')
+			return { action: 'accept', content: { message: 'go ahead, once' } };
+		if (answer === 'cancel')
+			return { action: 'cancel' };
+		return { action: 'decline' };
+	});
+
+	const version = client.transport ? null : null;
+	void version;
+	const info = client.getServerVersion();
+	check(info && info.name === 'warden', 'serverInfo names warden', info);
+	const caps = client.getServerCapabilities();
+	check(caps && caps.tools, 'the server declares tools', caps);
+
+	const { tools } = await client.listTools();
+	const names = tools.map((t) => t.name).sort();
+	check(names.includes('run'), 'tools/list has run', names);
+	check(!names.some((n) => /set_mode|set_network|mode_set/.test(n)),
+	      'no tool lets the model change its own mode or network', names);
+	const run = tools.find((t) => t.name === 'run') || {};
+	const props = (run.inputSchema || {}).properties || {};
+	check(props.command && props.command.type === 'string' &&
+	      (run.inputSchema.required || []).includes('command'),
+	      'run takes a required string command', run.inputSchema);
+	check(props.timeout_s && props.escalate && props.justification && props.escalate_network,
+	      'run takes timeout_s, escalate, escalate_network, justification', Object.keys(props));
+	check(props.escalate && JSON.stringify(props.escalate.enum) ===
+	      JSON.stringify(['workspace-write', 'danger-full-access']),
+	      'escalate is one of the two modes above the default', props.escalate);
+	check(run.outputSchema && run.outputSchema.type === 'object' &&
+	      run.outputSchema.properties && run.outputSchema.properties.class,
+	      'run has an outputSchema', run.outputSchema);
+
+	const state = await client.callTool({ name: 'session_state', arguments: {} });
+	const st = state.structuredContent || {};
+	check(names.includes('session_state') && st.mode && st.mode.value === 'workspace-write' &&
+	      st.root && st.root.value === fs.realpathSync(ws) && !state.isError,
+	      'session_state reads the mode and the root', state);
+
+	// A write inside the root.
+	fs.rmSync(path.join(ws, 'inside'), { force: true });
+	let res = await client.callTool({ name: 'run', arguments: { command: `echo inside > '${ws}/inside'; echo done` } });
+	let sc = res.structuredContent || {};
+	check(sc.class === 'ok' && sc.exit === 0 && !res.isError, 'a write inside the root is ok', res);
+	check(fs.existsSync(path.join(ws, 'inside')) &&
+	      fs.readFileSync(path.join(ws, 'inside'), 'utf8') === 'inside\n',
+	      'the write inside landed on the host');
+	check(sc.stdout === 'done\n' && /done/.test(text(res)) && /exit 0/.test(text(res)) && /class ok/.test(text(res)),
+	      'the text says stdout, exit and class', text(res));
+	check(typeof sc.session === 'string' && sc.session.length > 0 && sc.mode === 'workspace-write',
+	      'the result names the connection\'s session and mode', sc);
+	const session = sc.session;
+
+	// stdout and stderr apart, a failing command.
+	res = await client.callTool({ name: 'run', arguments: { command: 'echo out; echo err >&2; exit 3' } });
+	sc = res.structuredContent || {};
+	check(sc.class === 'failed' && sc.exit === 3 && sc.stdout === 'out\n' && sc.stderr === 'err\n' && res.isError === true,
+	      'a failing command: exit 3, stdout and stderr apart, isError', sc);
+
+	// A write outside the root: denied, with how to ask.
+	res = await client.callTool({ name: 'run', arguments: { command: `echo changed > '${outside}/file'` } });
+	sc = res.structuredContent || {};
+	check(sc.class === 'denied' && sc.escalate_to === 'danger-full-access' && res.isError === true,
+	      'a write outside the root is denied and escalate_to says danger-full-access', sc);
+	check(/denied/.test(text(res)) && /"escalate": *"danger-full-access"/.test(text(res)) &&
+	      /justification/.test(text(res)),
+	      'the denial text says how to ask', text(res));
+	check(fs.readFileSync(path.join(outside, 'file'), 'utf8') === 'original\n',
+	      'the file outside is unchanged');
+
+	// Escalation the client's user declines: nothing runs.
+	answer = 'decline';
+	asked.length = 0;
+	res = await client.callTool({ name: 'run', arguments: {
+		command: `echo declined > '${outside}/file'`, escalate: 'danger-full-access',
+		justification: 'the test writes outside the root' } });
+	sc = res.structuredContent || {};
+	check(asked.length === 1, 'the escalation was asked of the client once', asked);
+	check(asked.length > 0 && asked[0].message.includes(`${outside}/file`) &&
+	      asked[0].message.includes('danger-full-access') &&
+	      asked[0].message.includes('the test writes outside the root'),
+	      'the elicitation shows the command, the mode and the justification', asked[0]);
+	check(sc.started === false && sc.escalation && sc.escalation.outcome === 'rejected' &&
+	      sc.escalation.answerer === 'client' && res.isError === true,
+	      'declined: rejected by the client, nothing started', sc);
+	check(fs.readFileSync(path.join(outside, 'file'), 'utf8') === 'original\n',
+	      'declined: the file outside is unchanged');
+
+	// Cancelled by the user: cancelled, nothing runs.
+	answer = 'cancel';
+	res = await client.callTool({ name: 'run', arguments: {
+		command: `echo cancelled > '${outside}/file'`, escalate: 'danger-full-access',
+		justification: 'the test writes outside the root' } });
+	sc = res.structuredContent || {};
+	check(sc.started === false && sc.escalation && sc.escalation.outcome === 'cancelled',
+	      'cancelled by the user: outcome cancelled, nothing started', sc);
+
+	// Accepted: runs once under that mode.
+	answer = 'accept';
+	res = await client.callTool({ name: 'run', arguments: {
+		command: `echo accepted > '${outside}/file'`, escalate: 'danger-full-access',
+		justification: 'the test writes outside the root' } });
+	sc = res.structuredContent || {};
+	check(sc.class === 'ok' && sc.mode === 'danger-full-access' && sc.escalation &&
+	      sc.escalation.outcome === 'allowed-once' && sc.escalation.answerer === 'client',
+	      'accepted: allowed-once by the client, run under danger-full-access', sc);
+	check(sc.escalation && sc.escalation.reason === 'go ahead, once',
+	      'the user\'s note reaches the result', sc.escalation);
+	check(fs.readFileSync(path.join(outside, 'file'), 'utf8') === 'accepted\n',
+	      'accepted: the write outside landed');
+	// Once: the next plain run is back under the session's mode.
+	res = await client.callTool({ name: 'run', arguments: { command: `echo again > '${outside}/file'` } });
+	check((res.structuredContent || {}).class === 'denied', 'allowed once only: the next run is denied again',
+	      res.structuredContent);
+
+	// Bad arguments are a tool error, never a run.
+	res = await client.callTool({ name: 'run', arguments: { command: `touch '${ws}/bad'`, escalate: 'read-only',
+		justification: 'x' } });
+	check(res.isError === true && !fs.existsSync(path.join(ws, 'bad')) && /escalate/.test(text(res)),
+	      'a bad escalate is an error and nothing runs', res);
+	res = await client.callTool({ name: 'run', arguments: { command: `touch '${ws}/bad'`, escalate: 'danger-full-access' } });
+	check(res.isError === true && !fs.existsSync(path.join(ws, 'bad')) && /justification/.test(text(res)),
+	      'escalate without justification is an error and nothing runs', res);
+	try {
+		res = await client.callTool({ name: 'no_such_tool', arguments: {} });
+		check(res.isError === true, 'an unknown tool is an error', res);
+	} catch (e) {
+		check(e instanceof McpError, 'an unknown tool is an error', String(e));
+	}
+
+	// Progress while a long command runs.
+	console.log('---- progress');
+	const progress = [];
+	res = await client.callTool({ name: 'run', arguments: { command: 'for i in 1 2 3; do echo tick $i; sleep 1; done' } },
+		undefined, { onprogress: (p) => progress.push(p) });
+	check((res.structuredContent || {}).class === 'ok', 'the long command ran', res.structuredContent);
+	check(progress.length >= 2, `progress notifications arrived (${progress.length})`, progress);
+	check(progress.every((p, i) => i === 0 || p.progress > progress[i - 1].progress),
+	      'progress only increases', progress);
+	check(progress.some((p) => typeof p.message === 'string' && /tick/.test(p.message)),
+	      'a progress message shows the output', progress);
+
+	// Cancel a long run: its processes are gone, the server goes on.
+	console.log('---- cancel');
+	const marker = `3600.${tag}`;
+	const ctl = new AbortController();
+	const started = Date.now();
+	const call = client.callTool({ name: 'run', arguments: { command: `sleep ${marker}; echo never > '${ws}/never'` } },
+		undefined, { signal: ctl.signal });
+	for (let i = 0; i < 50 && processesWith(marker).length === 0; i++)
+		await sleep(100);
+	check(processesWith(marker).length > 0, 'the long run started');
+	ctl.abort('the test cancels it');
+	let rejected = false;
+	try { await call; } catch (e) { rejected = true; }
+	check(rejected, 'the cancelled call rejects on the client');
+	let left = processesWith(marker);
+	for (let i = 0; i < 100 && left.length > 0; i++) {
+		await sleep(100);
+		left = processesWith(marker);
+	}
+	check(left.length === 0, `the cancelled run's processes are gone (${Date.now() - started} ms)`, left);
+	check(!fs.existsSync(path.join(ws, 'never')), 'the cancelled command did not go on');
+	res = await client.callTool({ name: 'run', arguments: { command: 'echo still here' } });
+	check((res.structuredContent || {}).stdout === 'still here\n', 'the server serves after a cancel', res);
+
+	await client.close();
+	sanitizerClean(c, 'with elicitation');
+	return session;
+}
+
+// What the server said on stderr holds no sanitizer report.
+function sanitizerClean(c, what) {
+	check(!/Sanitizer|runtime error:/.test(c.stderr()), `${what}: the server's stderr has no sanitizer report`,
+	      c.stderr());
+}
+
+async function slowAndMalformed() {
+	console.log('---- no answer in time, a malformed answer: unavailable, nothing runs');
+	let mode = 'slow';
+	const c = await connect(cfgSlow, { elicitation: {} }, 'warden-test-slow');
+	const { client } = c;
+	client.setRequestHandler(ElicitRequestSchema, async () => {
+		if (mode === 'slow') {
+			await sleep(4000);
+			return { action: 'accept' };
+		}
+		return { action: 'maybe' };
+	});
+	for (mode of ['slow', 'malformed']) {
+		const res = await client.callTool({ name: 'run', arguments: {
+			command: `echo ${mode} > '${outside}/file'`, escalate: 'danger-full-access',
+			justification: 'the test writes outside the root' } });
+		const sc = res.structuredContent || {};
+		check(sc.started === false && sc.escalation && sc.escalation.outcome === 'unavailable' &&
+		      sc.escalation.answerer === 'client' && res.isError === true,
+		      `${mode}: the client answerer is unavailable, nothing started`, sc.escalation);
+		check(fs.readFileSync(path.join(outside, 'file'), 'utf8') === 'accepted\n',
+		      `${mode}: the file outside is unchanged`);
+	}
+	await client.close();
+	sanitizerClean(c, 'slow client');
+}
+
+async function withoutElicitation() {
+	console.log('---- a client without elicitation: the rest of the waterfall decides');
+	const c = await connect(cfgWaterfall, {}, 'warden-test-plain');
+	const { client } = c;
+	let res = await client.callTool({ name: 'run', arguments: {
+		command: `echo by-rules > '${outside}/rules-file'`, escalate: 'danger-full-access',
+		justification: 'allowed by the rules' } });
+	let sc = res.structuredContent || {};
+	check(sc.class === 'ok' && sc.escalation && sc.escalation.outcome === 'allowed-once' &&
+	      sc.escalation.answerer === 'rules' &&
+	      JSON.stringify(sc.escalation.delegated) === JSON.stringify(['client']),
+	      'the client answerer delegates, the rules answerer allows', sc.escalation);
+	check(fs.existsSync(path.join(outside, 'rules-file')), 'the allowed write landed');
+	res = await client.callTool({ name: 'run', arguments: {
+		command: `echo nope > '${outside}/file'`, escalate: 'danger-full-access',
+		justification: 'not in the rules' } });
+	sc = res.structuredContent || {};
+	check(sc.started === false && sc.escalation && sc.escalation.outcome === 'rejected' &&
+	      sc.escalation.answerer === 'rules',
+	      'the rules answerer rejects the rest', sc.escalation);
+	check(fs.readFileSync(path.join(outside, 'file'), 'utf8') === 'accepted\n',
+	      'the rejected write changed nothing');
+	await client.close();
+	sanitizerClean(c, 'without elicitation');
+}
+
+(async () => {
+	let session = '';
+	try {
+		session = await withElicitation();
+		await withoutElicitation();
+		await slowAndMalformed();
+	} catch (e) {
+		fail('the client stopped', e && e.stack ? e.stack : String(e));
+	}
+	if (session)
+		console.log(`session: ${session}`);
+	process.exit(Math.min(failures, 100));
+})();

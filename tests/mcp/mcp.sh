@@ -1,0 +1,104 @@
+#!/bin/sh
+# mcp.sh — `warden mcp` driven by a real MCP client, the official
+# TypeScript SDK (@modelcontextprotocol/sdk, installed by `npm ci` in
+# tests/mcp: ./quickstart check does it).  Without the SDK this test
+# fails; it never skips.  The client (client.cjs) connects over stdio,
+# lists the tools, writes inside the root and outside it, escalates with
+# its user accepting, declining and cancelling an elicitation, gets
+# progress, cancels a long run; a second client without elicitation is
+# answered by the rest of the waterfall; a client that answers too late or
+# malformed makes the client answerer unavailable (never a fall-through).  Then the host's state and the
+# session log are checked here, and the version negotiation by hand.
+. "$top_srcdir/tests/run/lib.sh"
+
+RULES=$top_builddir/plugins/rules/.libs/rules.so
+MODULES=${MCP_NODE_MODULES:-$top_srcdir/tests/mcp/node_modules}
+command -v node >/dev/null 2>&1 ||
+	{ echo "FAIL: node is not installed (apt-get install nodejs npm; ./quickstart check installs it)"; exit 1; }
+[ -f "$MODULES/@modelcontextprotocol/sdk/package.json" ] ||
+	{ echo "FAIL: the MCP SDK is not installed in $MODULES (run: cd $top_srcdir/tests/mcp && npm ci; ./quickstart check does it)"; exit 1; }
+echo "MCP SDK $(node -p 'require(process.argv[1]).version' "$MODULES/@modelcontextprotocol/sdk/package.json"), node $(node --version)"
+
+# The client answers first; with elicitation it decides, without it
+# delegates to the rules.
+config elicit workspace-write bwrap "[answerer client]
+plugin = client
+timeout_ms = 20000" "[answerer rules]
+plugin = $RULES
+allow = bash:*by-rules*"
+config slow workspace-write bwrap "[answerer client]
+plugin = client
+timeout_ms = 1500" "[answerer rules]
+plugin = $RULES
+allow = bash:*
+deny = bash:*"
+config waterfall workspace-write bwrap "[answerer client]
+plugin = client" "[answerer rules]
+plugin = $RULES
+allow = bash:*by-rules*
+deny = bash:*"
+
+timeout 600 node "$top_srcdir/tests/mcp/client.cjs" "$MODULES" "$WARDEN" "$T/elicit.ini" \
+	"$T/waterfall.ini" "$T/slow.ini" "$T/ws" "$T/outside" "$TAG" >"$T/client.out" 2>&1
+rc=$?
+cat "$T/client.out"
+[ "$rc" = 0 ] || fail "the MCP client reported failures (exit $rc)"
+grep -q '^ok: ' "$T/client.out" || fail "the MCP client checked nothing"
+
+echo "---- the host and the session log"
+[ "$(cat "$T/outside/file")" = accepted ] && ok "only the accepted write changed the outside file" ||
+	fail "the outside file: $(cat "$T/outside/file")"
+session=$(sed -n 's/^session: //p' "$T/client.out")
+if [ -n "$session" ]; then
+	"$WARDEN" --config "$T/elicit.ini" session show "$session" --json >"$T/events" 2>"$T/err" ||
+		fail "session show $session: $(cat "$T/err")"
+	"$PY" - "$T/events" "$T/ws" <<'PY' && ok "the session log has the client's decisions and the runs" || fail "the session log"
+import json, sys
+text = open(sys.argv[1]).read()
+try:
+    events = json.loads(text)
+except ValueError:
+    events = [json.loads(l) for l in text.splitlines() if l.strip()]
+if isinstance(events, dict):
+    events = events.get("events", [])
+kinds = [e.get("type") or e.get("event") for e in events]
+start = [e for e in events if (e.get("type") or e.get("event")) == "session/start"]
+assert start, kinds
+decided = [e for e in events if (e.get("type") or e.get("event")) == "approval/decided"]
+outcomes = [(e.get("outcome"), e.get("answerer")) for e in decided]
+for want in [("rejected", "client"), ("cancelled", "client"), ("allowed-once", "client")]:
+    assert want in outcomes, (want, outcomes)
+runs = [e for e in events if (e.get("type") or e.get("event")) == "sandbox/run"]
+assert len(runs) >= 8, len(runs)
+PY
+else
+	fail "the client did not name its session"
+fi
+
+echo "---- version negotiation, by hand"
+"$PY" - "$WARDEN" "$T/elicit.ini" "$T/ws" <<'PY' && ok "2025-06-18 and 2025-11-25 as asked, older ones get the latest" || fail "version negotiation"
+import json, subprocess, sys
+warden, cfg, ws = sys.argv[1:4]
+for asked, want in [("2025-06-18", "2025-06-18"), ("2025-11-25", "2025-11-25"),
+                    ("2025-03-26", "2025-11-25"), ("2024-11-05", "2025-11-25")]:
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": asked, "capabilities": {},
+                       "clientInfo": {"name": "t", "version": "0"}}}
+    p = subprocess.run([warden, "--config", cfg, "mcp", "--cwd", ws],
+                       input=(json.dumps(init) + "\n").encode(), stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, timeout=30)
+    lines = [json.loads(l) for l in p.stdout.decode().splitlines() if l.strip()]
+    assert lines and lines[0]["id"] == 1, (asked, p.stdout, p.stderr)
+    got = lines[0]["result"]["protocolVersion"]
+    assert got == want, (asked, got, want)
+    print("  asked", asked, "got", got)
+PY
+
+echo "---- a bad --cwd: nothing starts"
+"$WARDEN" --config "$T/elicit.ini" mcp --cwd "$T/no-such-dir" </dev/null >"$T/out" 2>"$T/err"
+rc=$?
+[ "$rc" = 64 ] && grep -q "^warden: mcp: " "$T/err" && [ ! -s "$T/out" ] &&
+	ok "a missing --cwd: exit 64, said on stderr, nothing on stdout" ||
+	fail "a missing --cwd: exit $rc, stderr: $(cat "$T/err")"
+
+finish
