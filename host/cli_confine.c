@@ -2,12 +2,14 @@
  * cli_confine.c — `warden confine`: print the confined argv of a command
  * (DESIGN §2, §8) without running it.
  *
- *   warden confine [--mode M] [--root DIR] [--backend NAME] [--json]
- *                  [--status-fd N] [-0] -- ARGV...
+ *   warden confine [--mode M] [--network N] [--root DIR] [--backend NAME]
+ *                  [--json] [--status-fd N] [-0] -- ARGV...
  *
  * The policy is resolved as for every action: --mode (an explicit mode)
  * over the session's last sandbox/mode (--session, $WARDEN_SESSION) over
- * the config's default_mode; the root is --root, else the session's cwd,
+ * the config's default_mode; the network is --network, else the
+ * session's last sandbox/network, else the config's default_network
+ * (restricted); the root is --root, else the session's cwd,
  * else the configured workspace_root, else the current directory.
  * danger-full-access is never confined: asking for it is an error, not an
  * unconfined argv.  No usable backend is SANDBOX_UNAVAILABLE (exit 69)
@@ -38,16 +40,19 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-	        "usage: warden confine [--mode M] [--root DIR] [--backend NAME]\n"
-	        "                      [--json] [--status-fd N] [-0] -- ARGV...\n"
+	        "usage: warden confine [--mode M] [--network N] [--root DIR]\n"
+	        "                      [--backend NAME] [--json] [--status-fd N] [-0]\n"
+	        "                      -- ARGV...\n"
 	        "\n"
 	        "Prints the argv that runs ARGV inside the sandbox, without running\n"
 	        "it.  The mode is --mode, else the session's (--session or\n"
-	        "$WARDEN_SESSION), else the config's default_mode; the root is\n"
+	        "$WARDEN_SESSION), else the config's default_mode; the network is\n"
+	        "--network, else the session's, else default_network; the root is\n"
 	        "--root, else the session's cwd, else workspace_root, else the\n"
 	        "current directory.  danger-full-access is never confined.\n"
 	        "\n"
 	        "  --mode M         read-only or workspace-write\n"
+	        "  --network N      restricted or enabled\n"
 	        "  --root DIR       the workspace root (must exist)\n"
 	        "  --backend NAME   only this [backend NAME], not the first usable\n"
 	        "  --status-fd N    the caller will give the command the write end\n"
@@ -129,6 +134,12 @@ static int print_json(const struct warden_confined *c,
 	json_object_set_new(o, "denial_signatures",
 	                    strings_json(c->denial_signatures, c->n_denial_signatures));
 	json_object_set_new(o, "runner_failure_rules", rules_json(c));
+	json_object_set_new(o, "network", json_string(warden_network_name(c->network)));
+	json_object_set_new(o, "network_source", json_string(warden_source_name(res->network_source)));
+	json_object_set_new(o, "network_enforcement",
+	                    json_string(warden_enforcement_name(c->network_enforcement)));
+	json_object_set_new(o, "network_detail", c->network_detail[0]
+	                    ? warden_cli_json_string(c->network_detail) : json_null());
 	return warden_cli_print_json(o, err);
 }
 
@@ -150,6 +161,7 @@ int warden_cmd_confine(struct warden_cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "mode", required_argument, NULL, 'm' },
+		{ "network", required_argument, NULL, 'n' },
 		{ "root", required_argument, NULL, 'r' },
 		{ "backend", required_argument, NULL, 'b' },
 		{ "status-fd", required_argument, NULL, 'f' },
@@ -165,9 +177,9 @@ int warden_cmd_confine(struct warden_cli *cli, int argc, char **argv)
 	struct warden_inputs *inputs = NULL;
 	struct warden_resolved res;
 	struct warden_policy pol;
-	const char *mode_arg = NULL, *root_arg = NULL, *backend = NULL;
+	const char *mode_arg = NULL, *root_arg = NULL, *backend = NULL, *net_arg = NULL;
 	const char *session = cli->session_id;
-	int ch, json = 0, nul = 0, mode = 0, status_fd = -1, rc;
+	int ch, json = 0, nul = 0, mode = 0, network = 0, status_fd = -1, rc;
 	size_t i;
 
 	opterr = 0;
@@ -178,6 +190,9 @@ int warden_cmd_confine(struct warden_cli *cli, int argc, char **argv)
 			break;
 		case 'r':
 			root_arg = optarg;
+			break;
+		case 'n':
+			net_arg = optarg;
 			break;
 		case 'b':
 			backend = optarg;
@@ -215,6 +230,9 @@ int warden_cmd_confine(struct warden_cli *cli, int argc, char **argv)
 		if (mode == WARDEN_SANDBOX_DANGER_FULL_ACCESS)
 			return warden_cli_usage("confine: --mode danger-full-access is never confined: that mode runs a command as it is (use read-only or workspace-write)");
 	}
+	if (net_arg != NULL && (network = warden_network_parse(net_arg)) < 0)
+		return warden_cli_usage("confine: --network '%s': use restricted or enabled",
+		                        net_arg);
 	if (root_arg != NULL && root_arg[0] != '/')
 		return warden_cli_usage("confine: --root '%s' is relative: give the absolute path of the workspace",
 		                        root_arg);
@@ -246,6 +264,13 @@ int warden_cmd_confine(struct warden_cli *cli, int argc, char **argv)
 		pol.workspace_root = res.root;
 		pol.session_id = res.session_id;
 		pol.status_fd = status_fd;
+		if (network != 0) {
+			res.network = network;
+			res.network_source = WARDEN_SOURCE_EXPLICIT;
+		}
+		pol.network = res.network;
+		pol.allow_unix_sockets = (const char *const *)cfg->allow_unix_sockets;
+		pol.n_allow_unix_sockets = cfg->n_allow_unix_sockets;
 		if (backend != NULL)
 			rc = warden_sandbox_confine_with(svc, backend,
 			                                 (const char *const *)argv + optind,

@@ -209,6 +209,11 @@ static void print_text(const struct warden_config_plugin *cfg,
 		else
 			warden_text_line(stdout, "    %s: unusable: %s", warden_mode_name(probe_modes[m]),
 			       p->detail[0] ? p->detail : "no reason given");
+		if (p->usable && r->network[m])
+			warden_text_line(stdout, "    %s, network restricted: %s%s%s",
+			       warden_mode_name(probe_modes[m]),
+			       warden_enforcement_name(r->network[m]),
+			       r->network_detail[m][0] ? "; " : "", r->network_detail[m]);
 	}
 }
 

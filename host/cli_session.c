@@ -3,7 +3,8 @@
  *
  *   warden session new [--cwd DIR]      prints the new id as its last line
  *   warden session show ID [--json]     every event (a full replay)
- *   warden session state ID [--json]    mode, policy, preset, root + sources
+ *   warden session state ID [--json]    mode, network, policy, preset, root
+ *                                       + sources
  *   warden mode set MODE                the session's sandbox/mode
  *   warden policy set ask|never         the session's approval/policy
  *   warden preset list [--json] | select NAME | current [--json]
@@ -121,9 +122,9 @@ static void session_usage(FILE *f)
 	        "          lifetime; prints the new id as the last line\n"
 	        "  show    every event, after checking the whole log; a damaged\n"
 	        "          log is an error naming the line (exit 65)\n"
-	        "  state   the effective mode, approval policy, preset and\n"
-	        "          workspace root, and where each comes from (session,\n"
-	        "          config, derived)\n"
+	        "  state   the effective mode, network, approval policy, preset\n"
+	        "          and workspace root, and where each comes from (session,\n"
+	        "          config, derived, mode)\n"
 	        "\n"
 	        "  --json  one JSON object instead of text\n"
 	        "  --help  this text\n");
@@ -264,15 +265,18 @@ static int session_state(struct warden_cli *cli, const char *id, int json)
 	if (r < 0)
 		return warden_cli_fail(&err);
 	if (json) {
-		return print_json(json_pack("{s:s,s:o,s:o,s:o,s:o}",
+		return print_json(json_pack("{s:s,s:o,s:o,s:o,s:o,s:o}",
 		                     "session", res.session_id,
 		                     "mode", sourced(json_string(warden_mode_name(res.mode)), res.mode_source),
+		                     "network", sourced(json_string(warden_network_name(res.network)), res.network_source),
 		                     "policy", sourced(json_string(warden_policy_name(res.policy)), res.policy_source),
 		                     "preset", sourced(warden_cli_json_string(res.preset), res.preset_source),
 		                     "root", sourced(warden_cli_json_string(res.root), res.root_source)));
 	}
 	printf("session: %s\n", res.session_id);
 	printf("mode: %s (%s)\n", warden_mode_name(res.mode), warden_source_name(res.mode_source));
+	printf("network: %s (%s)\n", warden_network_name(res.network),
+	       warden_source_name(res.network_source));
 	printf("policy: %s (%s)\n", warden_policy_name(res.policy), warden_source_name(res.policy_source));
 	warden_text_line(stdout, "preset: %s (%s)", res.preset, warden_source_name(res.preset_source));
 	warden_text_line(stdout, "root: %s (%s)", res.root, warden_source_name(res.root_source));
@@ -403,9 +407,10 @@ static void preset_usage(FILE *f)
 	        "       warden [--session ID] preset select NAME\n"
 	        "       warden [--session ID] preset current [--json]\n"
 	        "\n"
-	        "A preset names a bundle of the two knobs, sandbox mode and\n"
-	        "approval policy ([preset NAME] sections, else the built-in\n"
-	        "workspace-write and danger-full-access).\n"
+	        "A preset names a bundle of the knobs sandbox mode, approval\n"
+	        "policy and network ([preset NAME] sections, else the built-in\n"
+	        "workspace-write and danger-full-access); a preset without a\n"
+	        "network leaves that knob alone.\n"
 	        "\n"
 	        "  list     the presets in declaration order (with a session, the\n"
 	        "           current one is marked)\n"
@@ -444,10 +449,12 @@ static int preset_list(struct warden_cli *cli, int json)
 		int is_current = current != NULL && strcmp(current, t[i].name) == 0;
 
 		if (json) {
-			json_t *o = json_pack("{s:o,s:s,s:s,s:o,s:o}",
+			json_t *o = json_pack("{s:o,s:s,s:s,s:o,s:o,s:o}",
 			                      "name", warden_cli_json_string(t[i].name),
 			                      "sandbox", warden_mode_name(t[i].mode),
 			                      "approval", warden_policy_name(t[i].policy),
+			                      "network", t[i].network ? json_string(warden_network_name(t[i].network))
+			                                              : json_null(),
 			                      "label", t[i].label ? warden_cli_json_string(t[i].label) : json_null(),
 			                      "description", t[i].description ? warden_cli_json_string(t[i].description) : json_null());
 
@@ -455,8 +462,9 @@ static int preset_list(struct warden_cli *cli, int json)
 				json_object_set_new(o, "current", json_boolean(is_current));
 			json_array_append_new(a, o);
 		} else {
-			warden_text_line(stdout, "%s %-20s %-19s %-6s %s", is_current ? "*" : " ", t[i].name,
+			warden_text_line(stdout, "%s %-20s %-19s %-6s %-10s %s", is_current ? "*" : " ", t[i].name,
 			       warden_mode_name(t[i].mode), warden_policy_name(t[i].policy),
+			       t[i].network ? warden_network_name(t[i].network) : "-",
 			       t[i].description ? t[i].description : (t[i].label ? t[i].label : ""));
 		}
 	}
@@ -509,11 +517,12 @@ static int preset_current(struct warden_cli *cli, int json)
 	if (r < 0)
 		return warden_cli_fail(&err);
 	if (json)
-		return print_json(json_pack("{s:o,s:s,s:s,s:s}",
+		return print_json(json_pack("{s:o,s:s,s:s,s:s,s:s}",
 		                     "preset", warden_cli_json_string(res.preset),
 		                     "source", warden_source_name(res.preset_source),
 		                     "sandbox", warden_mode_name(res.mode),
-		                     "approval", warden_policy_name(res.policy)));
+		                     "approval", warden_policy_name(res.policy),
+		                     "network", warden_network_name(res.network)));
 	else
 		warden_text_line(stdout, "%s", res.preset);
 	return 0;

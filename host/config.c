@@ -35,6 +35,9 @@
 #define SECTION_NAME_MAX 64
 #define TIMEOUT_MS_MAX 86400000L
 #define BUILTIN_FILE "<built-in>"
+/* sizeof(((struct sockaddr_un *)0)->sun_path): a path must fit with its NUL. */
+#define SOCKET_PATH_MAX 108
+#define ALLOW_UNIX_SOCKETS_MAX 64
 
 enum section_type {
 	SECT_NONE = 0,
@@ -47,16 +50,17 @@ enum section_type {
 /* The host's own keys of each section type, indexed for duplicate checks. */
 static const char *const warden_keys[] = {
 	"default_mode", "workspace_root", "approval_policy", "state_dir",
-	"plugin_dir", "require_full", "durability", "shell", "scrub_env", NULL,
+	"plugin_dir", "require_full", "durability", "shell", "scrub_env",
+	"default_network", "allow_unix_socket", NULL,
 };
 static const char *const preset_keys[] = {
-	"sandbox", "approval", "label", "description", NULL,
+	"sandbox", "approval", "label", "description", "network", NULL,
 };
 static const char *const backend_keys[] = { "plugin", "required", NULL };
 static const char *const answerer_keys[] = {
 	"plugin", "isolation", "timeout_ms", NULL,
 };
-#define HOST_KEYS_MAX 10
+#define HOST_KEYS_MAX 16
 _Static_assert(sizeof(warden_keys) / sizeof(warden_keys[0]) <= HOST_KEYS_MAX + 1,
                "key_line[] must hold every [warden] key");
 
@@ -249,6 +253,13 @@ static int finish_section(struct parser *p)
 		else if (pr->policy == 0)
 			fail(p, "[%s] has no approval key (add `approval = "
 			     "ask|never`)", p->header);
+		else if (pr->mode == WARDEN_SANDBOX_DANGER_FULL_ACCESS &&
+		         pr->network == WARDEN_NETWORK_RESTRICTED)
+			fail(p, "[%s] network = restricted with sandbox = "
+			     "danger-full-access: that mode confines nothing, "
+			     "so its network is always enabled (write "
+			     "`network = enabled` or leave the key out)",
+			     p->header);
 	}
 	p->line = save;
 	return !p->failed;
@@ -473,11 +484,77 @@ static int scrub_env_key(struct parser *p, const char *v)
 	return 1;
 }
 
+/* A path a unix socket may be reached at: absolute, lexically normal (no
+ * empty, "." or ".." segment, no trailing "/"), short enough for a
+ * sockaddr_un.  NULL when fine, else what is wrong. */
+static const char *socket_path_problem(const char *v)
+{
+	const char *s;
+	size_t n;
+
+	if (v[0] == '~')
+		return "'~' is not expanded (write the absolute path)";
+	if (v[0] != '/')
+		return "not an absolute path (write the socket's absolute path, e.g. /run/user/1000/ssh-agent.sock)";
+	if (strlen(v) >= SOCKET_PATH_MAX)
+		return "longer than a unix socket address holds (107 bytes)";
+	if (strcmp(v, "/") == 0)
+		return "'/' is a directory, not a socket";
+	for (s = v + 1;; s += n + 1) {
+		n = strcspn(s, "/");
+		if (n == 0 || (n == 1 && s[0] == '.') ||
+		    (n == 2 && s[0] == '.' && s[1] == '.'))
+			return "not a normal path (no '//', '.' or '..' segments and no trailing '/')";
+		if (s[n] == '\0')
+			return NULL;
+	}
+}
+
+/* default_network and allow_unix_socket (repeatable). */
+static int network_key(struct parser *p, const char *key, const char *v)
+{
+	struct warden_config *c = p->cfg;
+	const char *why;
+	char **grown;
+	size_t i;
+	int n;
+
+	if (strcmp(key, "default_network") == 0) {
+		n = warden_network_parse(v);
+		if (n < 0)
+			return fail(p, "[warden] default_network = %s: allowed: "
+			            "restricted, enabled", v);
+		c->default_network = n;
+		return 1;
+	}
+	if ((why = socket_path_problem(v)) != NULL)
+		return fail(p, "[warden] allow_unix_socket = %s: %s", v, why);
+	for (i = 0; i < c->n_allow_unix_sockets; i++)
+		if (strcmp(c->allow_unix_sockets[i], v) == 0)
+			return fail(p, "[warden] allow_unix_socket = %s: listed "
+			            "twice (keep one)", v);
+	if (c->n_allow_unix_sockets >= ALLOW_UNIX_SOCKETS_MAX)
+		return fail(p, "[warden] allow_unix_socket: more than %d "
+		            "sockets", ALLOW_UNIX_SOCKETS_MAX);
+	grown = realloc(c->allow_unix_sockets,
+	                (c->n_allow_unix_sockets + 1) * sizeof(*grown));
+	if (grown == NULL)
+		return oom(p);
+	c->allow_unix_sockets = grown;
+	if ((grown[c->n_allow_unix_sockets] = strdup(v)) == NULL)
+		return oom(p);
+	c->n_allow_unix_sockets++;
+	return 1;
+}
+
 static int warden_key(struct parser *p, int k, const char *key, const char *v)
 {
 	struct warden_config *c = p->cfg;
 	int n;
 
+	if (strcmp(key, "default_network") == 0 ||
+	    strcmp(key, "allow_unix_socket") == 0)
+		return network_key(p, key, v);
 	switch (k) {
 	case 0:
 		n = warden_mode_parse(v);
@@ -542,6 +619,15 @@ static int preset_key(struct parser *p, int k, const char *v)
 	struct warden_preset *pr = &p->cfg->presets[p->index];
 	int n;
 
+	if (strcmp(preset_keys[k], "network") == 0) {
+		n = warden_network_parse(v);
+		if (n < 0)
+			return fail(p, "[%s] network = %s: allowed: restricted, "
+			            "enabled (or leave the key out: the preset then "
+			            "leaves the network alone)", p->header, v);
+		pr->network = n;
+		return 1;
+	}
 	switch (k) {
 	case 0:
 		n = warden_mode_parse(v);
@@ -631,6 +717,12 @@ static int plugin_key(struct parser *p, int k, const char *key, const char *v)
 	}
 }
 
+/* Host keys that may be given more than once (each line adds one). */
+static int repeatable(int type, const char *key)
+{
+	return type == SECT_WARDEN && strcmp(key, "allow_unix_socket") == 0;
+}
+
 static int handle(void *user, const char *section, const char *key,
                   const char *value)
 {
@@ -655,7 +747,7 @@ static int handle(void *user, const char *section, const char *key,
 		            key, allowed);
 	}
 	if (k >= 0) {
-		if (p->key_line[k] != 0)
+		if (p->key_line[k] != 0 && !repeatable(p->type, key))
 			return fail(p, "[%s] %s given twice (first at line %u; "
 			            "keep one)", p->header, key, p->key_line[k]);
 		p->key_line[k] = p->line;
@@ -711,9 +803,11 @@ static char *default_state_dir(struct warden_error *err)
 
 static int builtin_presets(struct warden_config *c, struct warden_error *err)
 {
-	static const struct { const char *name; int mode, policy; } table[] = {
-		{ "workspace-write", WARDEN_SANDBOX_WORKSPACE_WRITE, WARDEN_POLICY_ASK },
-		{ "danger-full-access", WARDEN_SANDBOX_DANGER_FULL_ACCESS, WARDEN_POLICY_NEVER },
+	static const struct { const char *name; int mode, policy, network; } table[] = {
+		{ "workspace-write", WARDEN_SANDBOX_WORKSPACE_WRITE, WARDEN_POLICY_ASK,
+		  WARDEN_NETWORK_RESTRICTED },
+		{ "danger-full-access", WARDEN_SANDBOX_DANGER_FULL_ACCESS, WARDEN_POLICY_NEVER,
+		  WARDEN_NETWORK_ENABLED },
 	};
 	size_t i, n = sizeof(table) / sizeof(table[0]);
 
@@ -726,6 +820,7 @@ static int builtin_presets(struct warden_config *c, struct warden_error *err)
 			return warden_error_set(err, WARDEN_EINTERNAL, "out of memory");
 		c->presets[i].mode = table[i].mode;
 		c->presets[i].policy = table[i].policy;
+		c->presets[i].network = table[i].network;
 		c->n_presets = i + 1;
 	}
 	c->presets_builtin = 1;
@@ -738,6 +833,8 @@ static int fill_defaults(struct warden_config *c, struct warden_error *err)
 		c->default_mode = WARDEN_SANDBOX_READ_ONLY;
 	if (c->approval_policy == 0)
 		c->approval_policy = WARDEN_POLICY_ASK;
+	if (c->default_network == 0)
+		c->default_network = WARDEN_NETWORK_RESTRICTED;
 	if (c->durability == 0)
 		c->durability = WARDEN_DURABILITY_FSYNC;
 	if (c->state_dir == NULL && (c->state_dir = default_state_dir(err)) == NULL)
@@ -1007,6 +1104,9 @@ void warden_config_free(struct warden_config *cfg)
 	for (i = 0; i < cfg->n_scrub_env; i++)
 		free(cfg->scrub_env[i]);
 	free(cfg->scrub_env);
+	for (i = 0; i < cfg->n_allow_unix_sockets; i++)
+		free(cfg->allow_unix_sockets[i]);
+	free(cfg->allow_unix_sockets);
 	free_plugins(cfg->backends, cfg->n_backends);
 	free_plugins(cfg->answerers, cfg->n_answerers);
 	for (i = 0; i < cfg->n_presets; i++) {

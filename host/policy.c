@@ -23,6 +23,7 @@ const char *warden_source_name(int source)
 	case WARDEN_SOURCE_CONFIG: return "config";
 	case WARDEN_SOURCE_CWD: return "cwd";
 	case WARDEN_SOURCE_DERIVED: return "derived";
+	case WARDEN_SOURCE_MODE: return "mode";
 	default: return NULL;
 	}
 }
@@ -136,10 +137,32 @@ int warden_root_open(const char *root, int *fd_out, struct warden_error *err)
 	return 0;
 }
 
+/* The network: explicit > danger-full-access > session > config. */
+static int resolve_network(const struct warden_config *cfg,
+                           const struct warden_knobs *k, int explicit_network,
+                           struct warden_resolved *out, struct warden_error *err)
+{
+	if (explicit_network != 0) {
+		if (warden_network_name(explicit_network) == NULL)
+			return warden_error_set(err, WARDEN_EINTERNAL,
+			                        "explicit network %d is not a network setting",
+			                        explicit_network);
+		out->network = explicit_network;
+		out->network_source = WARDEN_SOURCE_EXPLICIT;
+	} else if (out->mode == WARDEN_SANDBOX_DANGER_FULL_ACCESS) {
+		out->network = WARDEN_NETWORK_ENABLED;
+		out->network_source = WARDEN_SOURCE_MODE;
+	} else {
+		out->network = warden_knobs_network(cfg, k);
+		out->network_source = k->network ? WARDEN_SOURCE_SESSION : WARDEN_SOURCE_CONFIG;
+	}
+	return 0;
+}
+
 /* Resolves from the knobs the session handle holds (already checked). */
 static int resolve(const struct warden_config *cfg, struct warden_session *s,
-                   int explicit_mode, struct warden_resolved *out,
-                   struct warden_error *err)
+                   int explicit_mode, int explicit_network,
+                   struct warden_resolved *out, struct warden_error *err)
 {
 	static const struct warden_knobs none;
 	const struct warden_knobs *k = &none;
@@ -170,6 +193,8 @@ static int resolve(const struct warden_config *cfg, struct warden_session *s,
 	}
 	out->policy = warden_knobs_policy(cfg, k);
 	out->policy_source = k->policy ? WARDEN_SOURCE_SESSION : WARDEN_SOURCE_CONFIG;
+	if ((r = resolve_network(cfg, k, explicit_network, out, err)) < 0)
+		return r;
 
 	preset = warden_preset_current(cfg, k, &from_selection);
 	snprintf(out->preset, sizeof(out->preset), "%s", preset);
@@ -217,7 +242,7 @@ int warden_policy_resolve(const struct warden_config *cfg,
 		memset(out, 0, sizeof(*out));
 		return r;
 	}
-	r = resolve(cfg, s, explicit_mode, out, err);
+	r = resolve(cfg, s, explicit_mode, 0, out, err);
 	warden_session_close(s);
 	return r;
 }
@@ -227,10 +252,19 @@ int warden_policy_resolve_session(const struct warden_config *cfg,
                                   struct warden_resolved *out,
                                   struct warden_error *err)
 {
+	return warden_policy_resolve_escalated(cfg, s, explicit_mode, 0, out, err);
+}
+
+int warden_policy_resolve_escalated(const struct warden_config *cfg,
+                                    struct warden_session *s, int explicit_mode,
+                                    int explicit_network,
+                                    struct warden_resolved *out,
+                                    struct warden_error *err)
+{
 	int r;
 
 	memset(out, 0, sizeof(*out));
 	if (s != NULL && (r = warden_session_refresh(s, err)) < 0)
 		return r;
-	return resolve(cfg, s, explicit_mode, out, err);
+	return resolve(cfg, s, explicit_mode, explicit_network, out, err);
 }

@@ -7,6 +7,10 @@
  *           last sandbox/mode > the config's default_mode
  *   policy  the session's last approval/policy > the config's
  *           approval_policy
+ *   network explicit (an approved one-shot escalation) > enabled under
+ *           danger-full-access (nothing is confined) > the session's last
+ *           sandbox/network > the config's default_network (restricted
+ *           when unset)
  *   preset  current(): the last permission/preset selection while it
  *           still matches the knobs, else the first declared preset that
  *           matches, else "custom" (preset.h)
@@ -41,6 +45,8 @@ enum warden_source {
 	WARDEN_SOURCE_CONFIG,       /* the config (or its built-in default) */
 	WARDEN_SOURCE_CWD,          /* the process's current directory */
 	WARDEN_SOURCE_DERIVED,      /* computed from the knobs (preset) */
+	WARDEN_SOURCE_MODE,         /* forced by the mode: danger-full-access
+	                               has the network enabled */
 };
 
 const char *warden_source_name(int source);  /* "explicit", "session", ... */
@@ -56,6 +62,8 @@ struct warden_resolved {
 	char root[PATH_MAX];        /* absolute, resolved, normalised */
 	int root_source;            /* session, config or cwd */
 	char session_id[129];       /* "" without a session */
+	int network;                /* enum warden_network */
+	int network_source;         /* explicit, mode, session or config */
 };
 
 /* session_id may be NULL (no session); explicit_mode 0 = none. */
@@ -69,6 +77,15 @@ int warden_policy_resolve_session(const struct warden_config *cfg,
                                   struct warden_session *s, int explicit_mode,
                                   struct warden_resolved *out,
                                   struct warden_error *err);
+
+/* The same with an explicitly approved network too (enum warden_network,
+ * 0 = none): a one-shot escalation with the network enabled.  s may be
+ * NULL (no session). */
+int warden_policy_resolve_escalated(const struct warden_config *cfg,
+                                    struct warden_session *s, int explicit_mode,
+                                    int explicit_network,
+                                    struct warden_resolved *out,
+                                    struct warden_error *err);
 
 /*
  * Resolves a root: realpath(path), then lexical normalisation (one "/"

@@ -13,10 +13,12 @@
 static const struct warden_preset builtin[] = {
 	{ (char *)"workspace-write", WARDEN_SANDBOX_WORKSPACE_WRITE, WARDEN_POLICY_ASK,
 	  (char *)"Workspace write",
-	  (char *)"Writes under the workspace root; asks before anything beyond it", 0 },
+	  (char *)"Writes under the workspace root; asks before anything beyond it", 0,
+	  WARDEN_NETWORK_RESTRICTED },
 	{ (char *)"danger-full-access", WARDEN_SANDBOX_DANGER_FULL_ACCESS, WARDEN_POLICY_NEVER,
 	  (char *)"Full access",
-	  (char *)"No sandbox and no approvals: for disposable, single-use environments only", 0 },
+	  (char *)"No sandbox and no approvals: for disposable, single-use environments only", 0,
+	  WARDEN_NETWORK_ENABLED },
 };
 
 const struct warden_preset *warden_preset_table(const struct warden_config *cfg,
@@ -55,11 +57,35 @@ int warden_knobs_policy(const struct warden_config *cfg, const struct warden_kno
 	return k->policy ? k->policy : cfg->approval_policy;
 }
 
+int warden_knobs_network(const struct warden_config *cfg, const struct warden_knobs *k)
+{
+	if (k->network)
+		return k->network;
+	return cfg->default_network ? cfg->default_network : WARDEN_NETWORK_RESTRICTED;
+}
+
+int warden_knobs_network_effective(const struct warden_config *cfg,
+                                   const struct warden_knobs *k)
+{
+	if (warden_knobs_mode(cfg, k) == WARDEN_SANDBOX_DANGER_FULL_ACCESS)
+		return WARDEN_NETWORK_ENABLED;
+	return warden_knobs_network(cfg, k);
+}
+
+/* Does preset p describe these effective knobs?  A preset without a
+ * network key matches any network. */
+static int matches(const struct warden_preset *p, int mode, int policy, int network)
+{
+	return p->mode == mode && p->policy == policy &&
+	       (p->network == 0 || p->network == network);
+}
+
 const char *warden_preset_current(const struct warden_config *cfg,
                                   const struct warden_knobs *k,
                                   int *from_selection)
 {
 	int mode = warden_knobs_mode(cfg, k), policy = warden_knobs_policy(cfg, k);
+	int network = warden_knobs_network_effective(cfg, k);
 	const struct warden_preset *t, *p;
 	size_t i, n;
 
@@ -68,14 +94,14 @@ const char *warden_preset_current(const struct warden_config *cfg,
 	/* Presets may share a bundle: the last selection wins while it
 	 * still describes the knobs. */
 	p = k->preset[0] ? warden_preset_find(cfg, k->preset) : NULL;
-	if (p != NULL && p->mode == mode && p->policy == policy) {
+	if (p != NULL && matches(p, mode, policy, network)) {
 		if (from_selection != NULL)
 			*from_selection = 1;
 		return p->name;
 	}
 	t = warden_preset_table(cfg, &n);
 	for (i = 0; i < n; i++)
-		if (t[i].mode == mode && t[i].policy == policy)
+		if (matches(&t[i], mode, policy, network))
 			return t[i].name;
 	return WARDEN_PRESET_CUSTOM;
 }
@@ -103,6 +129,9 @@ static int select_txn(struct warden_session *s, const struct warden_knobs *now,
 	if (warden_knobs_policy(c->cfg, now) != c->p->policy &&
 	    (r = warden_session_set_policy(s, c->p->policy, &ch, err)) < 0)
 		return r;
+	if (c->p->network != 0 && warden_knobs_network(c->cfg, now) != c->p->network &&
+	    (r = warden_session_set_network(s, c->p->network, &ch, err)) < 0)
+		return r;
 	return 0;
 }
 
@@ -117,7 +146,7 @@ int warden_preset_select(const struct warden_config *cfg,
 		*changed = 0;
 	if (name != NULL && strcmp(name, WARDEN_PRESET_CUSTOM) == 0)
 		return warden_error_set(err, WARDEN_EUSAGE,
-		                        "\"custom\" is derived from the knobs and cannot be selected (set them with warden mode set / warden policy set)");
+		                        "\"custom\" is derived from the knobs and cannot be selected (set them with warden mode set / warden policy set / warden network set)");
 	c.p = warden_preset_find(cfg, name);
 	if (c.p == NULL)
 		return warden_error_set(err, WARDEN_EUSAGE,

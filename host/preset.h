@@ -1,11 +1,17 @@
 /*
- * preset.h — permission presets (DESIGN §4): named bundles of the two
- * independent knobs, sandbox/mode and approval/policy.
+ * preset.h — permission presets (DESIGN §4): named bundles of the
+ * independent knobs sandbox/mode, approval/policy and sandbox/network.
  *
  * The table is the config's [preset NAME] sections in file order, or the
  * default table of DESIGN §4 when the config declares none.  A preset
- * describes only its two knobs; selecting one writes them through their
- * own setters (session.h) and nothing else follows it.
+ * describes only its knobs (a preset without a network key leaves the
+ * network alone: it matches any network and selecting it writes none);
+ * selecting one writes them through their own setters (session.h) and
+ * nothing else follows it.
+ *
+ * The network a preset is compared with is the effective one:
+ * danger-full-access confines nothing, so under it the network is always
+ * enabled whatever the knob records.
  */
 #ifndef WARDEN_PRESET_H
 #define WARDEN_PRESET_H
@@ -29,6 +35,14 @@ int warden_knobs_mode(const struct warden_config *cfg,
                       const struct warden_knobs *k);
 int warden_knobs_policy(const struct warden_config *cfg,
                         const struct warden_knobs *k);
+/* The network knob: the recorded value, else the config's default_network
+ * (what danger-full-access does with it is warden_knobs_network_effective). */
+int warden_knobs_network(const struct warden_config *cfg,
+                         const struct warden_knobs *k);
+/* The network a command runs with under these knobs: enabled under
+ * danger-full-access, else warden_knobs_network(). */
+int warden_knobs_network_effective(const struct warden_config *cfg,
+                                   const struct warden_knobs *k);
 
 /*
  * current(): with the effective knobs, the last permission/preset
@@ -46,7 +60,8 @@ const char *warden_preset_current(const struct warden_config *cfg,
  * session's lock: nothing when `name` is already the current preset;
  * else a permission/preset event, then sandbox/mode only if the effective
  * mode changes, then approval/policy only if the effective policy
- * changes — all in one write.  *changed (may be NULL) says whether
+ * changes, then sandbox/network only if the preset has a network and the
+ * knob's value changes — all in one write.  *changed (may be NULL) says whether
  * anything was appended.
  */
 int warden_preset_select(const struct warden_config *cfg,

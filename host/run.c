@@ -233,6 +233,21 @@ static json_t *names_json(char **names, size_t n)
 	return json_or_null(a);
 }
 
+/* The network fields of the report. */
+static void network_json(json_t *o, const struct warden_run_report *rep)
+{
+	json_object_set_new(o, "network", rep->network
+	                    ? json_string(warden_network_name(rep->network)) : json_null());
+	json_object_set_new(o, "network_source", rep->network_source
+	                    ? json_string(warden_source_name(rep->network_source)) : json_null());
+	json_object_set_new(o, "network_enforcement", rep->network_enforcement
+	                    ? json_string(warden_enforcement_name(rep->network_enforcement))
+	                    : json_null());
+	json_object_set_new(o, "network_detail", rep->network_detail[0]
+	                    ? json_or_null(warden_json_string_lossy(rep->network_detail))
+	                    : json_null());
+}
+
 /* The report's fields, shared by the --json object and the event. */
 json_t *warden_run_report_json(const struct warden_run_report *rep)
 {
@@ -311,6 +326,7 @@ json_t *warden_run_report_json(const struct warden_run_report *rep)
 	json_object_set_new(o, "escalate_to", warden_run_escalate_to(rep)
 	                    ? json_string(warden_mode_name(warden_run_escalate_to(rep)))
 	                    : json_null());
+	network_json(o, rep);
 	return o;
 }
 
@@ -479,10 +495,10 @@ struct run_ctx {
  * The start of a run, in the session's log before anything is spawned: a
  * sandbox/run event with "phase": "start" and what the run is about to be
  * (argv, directory, call id, mode and where it came from, root, backend,
- * enforcement, the backends passed over, the escalation that allowed it,
- * the timeout).  A run killed with warden is then still in the log.  0,
- * or a negative status: nothing may run when its start cannot be
- * recorded.
+ * enforcement, the network, where it came from and how it is held, the
+ * backends passed over, the escalation that allowed it, the timeout).  A
+ * run killed with warden is then still in the log.  0, or a negative
+ * status: nothing may run when its start cannot be recorded.
  */
 static int record_start(struct run_ctx *x, const struct warden_run_report *rep,
                         struct warden_error *err)
@@ -490,7 +506,8 @@ static int record_start(struct run_ctx *x, const struct warden_run_report *rep,
 	json_t *full, *o;
 	static const char *const keep[] = {
 		"argv", "cwd", "call_id", "mode", "mode_source", "backend",
-		"enforcement", "root", "skipped", "escalation",
+		"enforcement", "root", "skipped", "escalation", "network",
+		"network_source", "network_enforcement",
 	};
 	size_t i;
 	int r;
@@ -847,6 +864,9 @@ static int confine(struct run_ctx *x, const struct warden_resolved *res,
 	pol.status_fd = STATUS_FD;
 	pol.root_fd = x->root_fd;
 	/* The run is the proof (WARDEN_CONFINE_FACTS): no probe first. */
+	pol.network = res->network;
+	pol.allow_unix_sockets = (const char *const *)x->c->cfg->allow_unix_sockets;
+	pol.n_allow_unix_sockets = x->c->cfg->n_allow_unix_sockets;
 	r = warden_sandbox_confine_flags(x->c->sandbox, rep->argv, rep->argc, &pol,
 	                                 WARDEN_CONFINE_PASS_FDS | WARDEN_CONFINE_FACTS |
 	                                 (x->req->require_full || x->c->cfg->require_full
@@ -863,6 +883,9 @@ static int confine(struct run_ctx *x, const struct warden_resolved *res,
 		return r;
 	snprintf(rep->backend, sizeof(rep->backend), "%s", x->confined->backend);
 	rep->enforcement = x->confined->enforcement;
+	rep->network_enforcement = x->confined->network_enforcement;
+	snprintf(rep->network_detail, sizeof(rep->network_detail), "%s",
+	         x->confined->network_detail);
 	/* The report takes the backends passed over, and says so at once. */
 	rep->skipped = x->confined->skipped;
 	rep->n_skipped = x->confined->n_skipped;
@@ -993,6 +1016,8 @@ static int run_flow(struct run_ctx *x, struct warden_run_report *rep,
 	rep->policy = res.policy;
 	rep->mode = res.mode;
 	rep->mode_source = res.mode_source;
+	rep->network = res.network;
+	rep->network_source = res.network_source;
 	snprintf(rep->root, sizeof(rep->root), "%s", res.root);
 	rep->call_id = req->call_id;
 
@@ -1032,6 +1057,8 @@ static int run_flow(struct run_ctx *x, struct warden_run_report *rep,
 			return r;
 		rep->mode = res.mode;
 		rep->mode_source = res.mode_source;
+		rep->network = res.network;
+		rep->network_source = res.network_source;
 	}
 
 	/* 5. danger-full-access is never confined. */

@@ -21,7 +21,9 @@
  *      symlink followed): the backend binds that descriptor, and the
  *      command starts in the directory the request names (--cwd), else
  *      in the caller's directory when that lies inside the root, else in
- *      the root (host/program.h: opened, and entered by descriptor).
+ *      the root (host/program.h: opened, and entered by descriptor);
+ *      the network: enabled under danger-full-access, else the session's
+ *      sandbox/network > the config's default_network (restricted).
  *   5. danger-full-access: the argv is spawned as is, never confined.
  *      Otherwise the sandbox service confines it: no usable backend is
  *      SANDBOX_UNAVAILABLE (69); with require_full only a backend that
@@ -161,6 +163,11 @@ struct warden_run_report {
 	                               disproved (its runner failed before
 	                               exec), "" when none */
 	int disproved_mode;         /* ... for this mode */
+	int network;                /* enum warden_network it ran (or would
+	                               have run) with, 0 before resolution */
+	int network_source;
+	int network_enforcement;    /* 0 when not confined */
+	char network_detail[256];   /* what is partial about it, or "" */
 };
 
 /* A consumer over cfg (borrowed: it must outlive the consumer). */

@@ -810,6 +810,20 @@ static int check_request(const struct warden_sandbox *svc,
 		return warden_error_set(err, WARDEN_EINTERNAL,
 		                        "sandbox: confine called with unknown mode %d",
 		                        policy->mode);
+	if (policy->network != WARDEN_NETWORK_RESTRICTED &&
+	    policy->network != WARDEN_NETWORK_ENABLED)
+		return warden_error_set(err, WARDEN_EINTERNAL,
+		                        "sandbox: confine called with unknown network setting %d",
+		                        policy->network);
+	if (policy->n_allow_unix_sockets > MAX_ITEMS ||
+	    (policy->n_allow_unix_sockets > 0 && policy->allow_unix_sockets == NULL))
+		return warden_error_set(err, WARDEN_EINTERNAL,
+		                        "sandbox: confine called with a broken allow_unix_sockets list");
+	for (i = 0; i < policy->n_allow_unix_sockets; i++)
+		if (policy->allow_unix_sockets[i] == NULL ||
+		    policy->allow_unix_sockets[i][0] != '/')
+			return warden_error_set(err, WARDEN_EUSAGE,
+			                        "sandbox: allow_unix_socket %zu is not an absolute path", i + 1);
 	if (argv == NULL || argc == 0 || argv[0] == NULL || argv[0][0] == '\0')
 		return warden_error_set(err, WARDEN_EUSAGE,
 		                        "sandbox: empty command: give the program and its arguments");
@@ -898,6 +912,40 @@ static int unheld_path(const struct warden_policy *policy,
 				return -1;
 			}
 		}
+	}
+	return 0;
+}
+
+/* The network facts of a confinement, from what the backend said: never
+ * full when it said nothing (ABI 1.0) or the command keeps privileges.
+ * -1 with why on a contract breach. */
+static int network_facts(const struct warden_policy *policy,
+                         struct warden_confine_out *co,
+                         struct warden_confined *c, char *why, size_t whylen)
+{
+	c->network = policy->network;
+	if (policy->network == WARDEN_NETWORK_ENABLED) {
+		/* Nothing to hold: the command has the host's network. */
+		c->network_enforcement = WARDEN_ENFORCEMENT_FULL;
+		return 0;
+	}
+	if (co->network_enforcement != 0 &&
+	    co->network_enforcement != WARDEN_ENFORCEMENT_FULL &&
+	    co->network_enforcement != WARDEN_ENFORCEMENT_PARTIAL) {
+		snprintf(why, whylen, "confine broke the plugin contract: network enforcement %d",
+		         co->network_enforcement);
+		return -1;
+	}
+	co->network_detail[sizeof(co->network_detail) - 1] = '\0';
+	c->network_enforcement = co->network_enforcement == WARDEN_ENFORCEMENT_FULL
+		? WARDEN_ENFORCEMENT_FULL : WARDEN_ENFORCEMENT_PARTIAL;
+	snprintf(c->network_detail, sizeof(c->network_detail), "%s",
+	         co->network_enforcement != 0 ? co->network_detail
+	         : "the backend does not say how it restricts the network (plugin ABI 1.0)");
+	if (c->network_enforcement == WARDEN_ENFORCEMENT_FULL && !c->privilege_dropped) {
+		c->network_enforcement = WARDEN_ENFORCEMENT_PARTIAL;
+		snprintf(c->network_detail, sizeof(c->network_detail),
+		         "the command keeps its privileges");
 	}
 	return 0;
 }
@@ -1011,6 +1059,8 @@ static int try_backend(struct warden_loaded *b, const struct warden_probe *probe
 		snprintf(why, whylen, "broken signature or rule table, or out of memory");
 		goto fail;
 	}
+	if (network_facts(policy, &co, c, why, whylen) < 0)
+		goto fail;
 	if (c->writable_roots == NULL) {
 		c->writable_roots = calloc(1, sizeof(char *));
 		if (c->writable_roots == NULL) {
@@ -1090,14 +1140,19 @@ static int confine(struct warden_sandbox *svc, const char *only,
 			} else if (try_backend(b, &probe, argv, argc, &pol, flags, out,
 			                       why, sizeof(why)) == 0) {
 				if (!require_full ||
-				    (*out)->enforcement == WARDEN_ENFORCEMENT_FULL) {
+				    ((*out)->enforcement == WARDEN_ENFORCEMENT_FULL &&
+				     (*out)->network_enforcement == WARDEN_ENFORCEMENT_FULL)) {
 					(*out)->skipped = skipped;
 					(*out)->n_skipped = n_skipped;
 					(*out)->proven_by_facts = by_facts;
 					return 0;
 				}
-				snprintf(why, sizeof(why), "partial (%s), and require_full is set",
-				         (*out)->detail[0] ? (*out)->detail : "no detail");
+				if ((*out)->enforcement != WARDEN_ENFORCEMENT_FULL)
+					snprintf(why, sizeof(why), "partial (%s), and require_full is set",
+					         (*out)->detail[0] ? (*out)->detail : "no detail");
+				else
+					snprintf(why, sizeof(why), "network partial (%s), and require_full is set",
+					         (*out)->network_detail[0] ? (*out)->network_detail : "no detail");
 				warden_confined_free(*out);
 				*out = NULL;
 			}

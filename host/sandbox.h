@@ -83,6 +83,14 @@ struct warden_confined {
 	int held_fds[WARDEN_HELD_FD_MAX];
 	int held_at[WARDEN_HELD_FD_MAX];
 	size_t n_held;
+	/* The network knob it confines for (enum warden_network) and how
+	 * well: full when the command reaches no socket the knob forbids
+	 * (always, with the network enabled); partial otherwise, with what
+	 * is missing in network_detail.  A backend of plugin ABI 1.0, or one
+	 * that leaves the command its privileges, is partial. */
+	int network;
+	int network_enforcement;
+	char network_detail[256];
 };
 
 /* A view of c's facts for warden_classify(); valid while c lives. */
@@ -163,7 +171,8 @@ int warden_sandbox_confine(struct warden_sandbox *svc,
 
 /* warden_sandbox_confine() with flags: */
 enum {
-	/* Only a backend whose confinement is `full`; a partial one is
+	/* Only a backend whose confinement is `full`, for the files and,
+	 * with the network restricted, for the network; a partial one is
 	 * skipped ("partial (...), and require_full is set"); when usable
 	 * backends exist but none is full: WARDEN_EREFUSED ("refused: ..."). */
 	WARDEN_CONFINE_REQUIRE_FULL = 1,

@@ -33,6 +33,7 @@ static const char *const event_names[] = {
 	[WARDEN_EVENT_APPROVAL_ASKED] = "approval/asked",
 	[WARDEN_EVENT_APPROVAL_DECIDED] = "approval/decided",
 	[WARDEN_EVENT_SANDBOX_RUN] = "sandbox/run",
+	[WARDEN_EVENT_SANDBOX_NETWORK] = "sandbox/network",
 };
 #define N_EVENTS ((int)(sizeof(event_names) / sizeof(event_names[0])))
 
@@ -169,6 +170,12 @@ static int knobs_parse(const json_t *o, struct warden_knobs *k, char *why,
 				return -1;
 			}
 			memcpy(k->preset, json_string_value(v), json_string_length(v) + 1);
+		} else if (strcmp(key, "network") == 0) {
+			k->network = warden_network_parse(json_string_value(v));
+			if (k->network < 0) {
+				snprintf(why, whylen, "knobs.network is not a network setting");
+				return -1;
+			}
 		} else {
 			snprintf(why, whylen, "unknown key in knobs");
 			return -1;
@@ -190,6 +197,9 @@ static void knobs_apply(struct warden_knobs *k, int type, const json_t *ev)
 		snprintf(k->preset, sizeof(k->preset), "%s",
 		         json_string_value(json_object_get(ev, "preset")));
 		break;
+	case WARDEN_EVENT_SANDBOX_NETWORK:
+		k->network = warden_network_parse(json_string_value(json_object_get(ev, "network")));
+		break;
 	default:
 		break;
 	}
@@ -198,7 +208,7 @@ static void knobs_apply(struct warden_knobs *k, int type, const json_t *ev)
 static int knobs_equal(const struct warden_knobs *a, const struct warden_knobs *b)
 {
 	return a->mode == b->mode && a->policy == b->policy &&
-	       strcmp(a->preset, b->preset) == 0;
+	       a->network == b->network && strcmp(a->preset, b->preset) == 0;
 }
 
 /* Checks one event object on its own (not against its neighbours). */
@@ -243,7 +253,8 @@ static int event_check(json_t *o, struct event *ev, char *why, size_t whylen)
 			snprintf(why, whylen, "session/start has no absolute \"cwd\"");
 			return -1;
 		}
-		if (ev->knobs.mode || ev->knobs.policy || ev->knobs.preset[0]) {
+		if (ev->knobs.mode || ev->knobs.policy || ev->knobs.preset[0] ||
+		    ev->knobs.network) {
 			snprintf(why, whylen, "session/start carries knobs");
 			return -1;
 		}
@@ -263,6 +274,12 @@ static int event_check(json_t *o, struct event *ev, char *why, size_t whylen)
 	case WARDEN_EVENT_PERMISSION_PRESET:
 		if (!preset_name_ok(json_object_get(o, "preset"))) {
 			snprintf(why, whylen, "permission/preset has no valid \"preset\"");
+			return -1;
+		}
+		break;
+	case WARDEN_EVENT_SANDBOX_NETWORK:
+		if (warden_network_parse(json_string_value(json_object_get(o, "network"))) < 0) {
+			snprintf(why, whylen, "sandbox/network has no valid \"network\" (restricted or enabled)");
 			return -1;
 		}
 		break;
@@ -818,7 +835,8 @@ static json_t *knobs_json(const struct warden_knobs *k)
 		return NULL;
 	if ((k->mode && set_new(o, "mode", json_string(warden_mode_name(k->mode))) < 0) ||
 	    (k->policy && set_new(o, "policy", json_string(warden_policy_name(k->policy))) < 0) ||
-	    (k->preset[0] && set_new(o, "preset", json_string(k->preset)) < 0)) {
+	    (k->preset[0] && set_new(o, "preset", json_string(k->preset)) < 0) ||
+	    (k->network && set_new(o, "network", json_string(warden_network_name(k->network))) < 0)) {
 		json_decref(o);
 		return NULL;
 	}
@@ -1131,6 +1149,17 @@ int warden_session_set_policy(struct warden_session *s, int policy, int *changed
 	if (name == NULL)
 		return warden_error_set(err, WARDEN_EINTERNAL, "not an approval policy: %d", policy);
 	return set_knob(s, WARDEN_EVENT_APPROVAL_POLICY, "policy", json_string(name),
+	                changed, err);
+}
+
+int warden_session_set_network(struct warden_session *s, int network,
+                               int *changed, struct warden_error *err)
+{
+	const char *name = warden_network_name(network);
+
+	if (name == NULL)
+		return warden_error_set(err, WARDEN_EINTERNAL, "not a network setting: %d", network);
+	return set_knob(s, WARDEN_EVENT_SANDBOX_NETWORK, "network", json_string(name),
 	                changed, err);
 }
 

@@ -7,15 +7,17 @@
  *
  *   seq    integer, 1 for the first line, each line exactly one more
  *   time   RFC 3339 UTC with microseconds, "2026-12-02T15:50:07.123456Z"
- *   type   one of the seven event types of DESIGN §1
+ *   type   one of the eight event types of DESIGN §1
  *   ...    the event's own fields, sorted by key
  *   knobs  the fold of every knob event up to and including this line:
- *          {"mode": M, "policy": P, "preset": NAME}, each key present only
- *          once its event has been written (never set = the config's value)
+ *          {"mode": M, "policy": P, "preset": NAME, "network": N}, each
+ *          key present only once its event has been written (never set =
+ *          the config's value)
  *
  * The fields of the knob events are fixed here: session/start {"cwd":
  * absolute resolved directory}, sandbox/mode {"mode"}, approval/policy
- * {"policy"}, permission/preset {"preset"}.  The audit events
+ * {"policy"}, permission/preset {"preset"}, sandbox/network {"network":
+ * "restricted" | "enabled"}.  The audit events
  * (approval/asked, approval/decided, sandbox/run) carry whatever object
  * their writer gives; their keys must not be seq, time, type or knobs.
  * The consumer (host/run.h) writes two sandbox/run events per run that
@@ -25,7 +27,7 @@
  * end; replay treats all of them alike.
  *
  * Why "knobs" on every line: the effective knobs are the last sandbox/mode,
- * approval/policy and permission/preset events, and a scan backwards for
+ * approval/policy, permission/preset and sandbox/network events, and a scan backwards for
  * them reads the whole log when a knob was set once, early, before a
  * million runs (or never).  Carrying the fold makes resolution read the
  * first line (session/start, the cwd) and the last complete line: the same
@@ -43,7 +45,8 @@
  *
  * What is validated where (a line is valid when it is a JSON object with
  * the keys and types above, a known type, known mode / policy strings,
- * its knobs equal to the previous line's knobs with its own event applied,
+ * known network strings, its knobs equal to the previous line's knobs with
+ * its own event applied,
  * and seq exactly one more than the previous line's):
  *
  *   warden_session_open, warden_session_refresh, and so every policy
@@ -98,6 +101,7 @@ enum warden_event_type {
 	WARDEN_EVENT_APPROVAL_ASKED,
 	WARDEN_EVENT_APPROVAL_DECIDED,
 	WARDEN_EVENT_SANDBOX_RUN,
+	WARDEN_EVENT_SANDBOX_NETWORK,
 };
 
 int warden_event_type_parse(const char *s);      /* enum or -1 */
@@ -108,6 +112,7 @@ struct warden_knobs {
 	int mode;                                /* last sandbox/mode */
 	int policy;                              /* last approval/policy */
 	char preset[WARDEN_PRESET_NAME_MAX + 1]; /* last permission/preset */
+	int network;                             /* last sandbox/network */
 };
 
 struct warden_session;
@@ -161,6 +166,8 @@ int warden_session_set_mode(struct warden_session *s, int mode,
                             int *changed, struct warden_error *err);
 int warden_session_set_policy(struct warden_session *s, int policy,
                               int *changed, struct warden_error *err);
+int warden_session_set_network(struct warden_session *s, int network,
+                               int *changed, struct warden_error *err);
 /* Records a permission/preset selection; only preset select calls it. */
 int warden_session_set_preset(struct warden_session *s, const char *name,
                               int *changed, struct warden_error *err);
@@ -170,7 +177,7 @@ int warden_session_set_preset(struct warden_session *s, const char *name,
  * that moment.  Every append fn makes (through the writers above) is
  * buffered and written with the others in one write(2) when fn returns 0;
  * nothing is written when it fails.  This is how preset select changes up
- * to three knobs atomically.
+ * to four knobs atomically.
  */
 typedef int (*warden_session_txn_fn)(struct warden_session *s,
                                      const struct warden_knobs *now,

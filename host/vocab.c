@@ -28,6 +28,11 @@ static const struct name enforcements[] = {
 	{ WARDEN_ENFORCEMENT_PARTIAL, "partial" },
 };
 
+static const struct name networks[] = {
+	{ WARDEN_NETWORK_RESTRICTED, "restricted" },
+	{ WARDEN_NETWORK_ENABLED, "enabled" },
+};
+
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
 static int lookup(const struct name *t, size_t n, const char *s)
@@ -60,3 +65,5 @@ int warden_outcome_parse(const char *s) { return lookup(outcomes, N(outcomes), s
 const char *warden_outcome_name(int o) { return name_of(outcomes, N(outcomes), o); }
 int warden_enforcement_parse(const char *s) { return lookup(enforcements, N(enforcements), s); }
 const char *warden_enforcement_name(int e) { return name_of(enforcements, N(enforcements), e); }
+int warden_network_parse(const char *s) { return lookup(networks, N(networks), s); }
+const char *warden_network_name(int n) { return name_of(networks, N(networks), n); }

@@ -40,5 +40,8 @@ int warden_outcome_parse(const char *s);
 const char *warden_outcome_name(int outcome);
 int warden_enforcement_parse(const char *s);     /* enum warden_enforcement */
 const char *warden_enforcement_name(int e);
+/* The network knob: enum warden_network of the ABI (plugin.h). */
+int warden_network_parse(const char *s);
+const char *warden_network_name(int network);
 
 #endif

@@ -7,7 +7,7 @@
  * host's own are kept, in order, for that plugin's open().
  *
  * Defaults for what a file leaves out: default_mode read-only (deny by
- * default), approval_policy ask, durability fsync, require_full false,
+ * default), default_network restricted, no allow_unix_socket, approval_policy ask, durability fsync, require_full false,
  * answerers in isolation process with no timeout,
  * state_dir $XDG_STATE_HOME/warden/sessions (else
  * $HOME/.local/state/warden/sessions), plugin_dir the installed plugin
@@ -59,6 +59,8 @@ struct warden_preset {
 	char *label;            /* may be NULL */
 	char *description;      /* may be NULL */
 	unsigned line;          /* 0 for the built-in table */
+	int network;            /* enum warden_network; 0: the preset has no
+	                           network key and leaves that knob alone */
 };
 
 struct warden_config {
@@ -84,6 +86,12 @@ struct warden_config {
 	                           as written; "default" = the built-in list */
 	size_t n_scrub_env;
 	int scrub_env_set;      /* 0: not configured (the built-in list) */
+	int default_network;    /* enum warden_network */
+	/* allow_unix_socket: host unix sockets (absolute, lexically normal
+	 * paths, in file order, no duplicates) a command may reach while the
+	 * network is restricted. */
+	char **allow_unix_sockets;
+	size_t n_allow_unix_sockets;
 
 	struct warden_config_plugin *backends;
 	size_t n_backends;

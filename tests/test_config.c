@@ -264,6 +264,68 @@ static void test_crlf_and_byte_order_mark_are_accepted(void **state)
 	warden_config_free(cfg);
 }
 
+static void test_network_knob_defaults_to_restricted_and_sockets_keep_file_order(void **state)
+{
+	struct warden_config *cfg;
+
+	(void)state;
+	cfg = parse_ok("");
+	assert_int_equal(cfg->default_network, WARDEN_NETWORK_RESTRICTED);
+	assert_int_equal(cfg->n_allow_unix_sockets, 0);
+	/* The default table names the network of both presets. */
+	assert_int_equal(cfg->presets[0].network, WARDEN_NETWORK_RESTRICTED);
+	assert_int_equal(cfg->presets[1].network, WARDEN_NETWORK_ENABLED);
+	warden_config_free(cfg);
+
+	cfg = parse_ok("[warden]\n"
+	               "default_network = enabled\n"
+	               "allow_unix_socket = /run/user/0/ssh-agent.sock\n"
+	               "allow_unix_socket = /tmp/b.sock\n"
+	               "[preset open]\nsandbox = workspace-write\napproval = ask\nnetwork = enabled\n"
+	               "[preset quiet]\nsandbox = read-only\napproval = ask\n"
+	               "[preset yolo]\nsandbox = danger-full-access\napproval = never\nnetwork = enabled\n");
+	assert_int_equal(cfg->default_network, WARDEN_NETWORK_ENABLED);
+	assert_int_equal(cfg->n_allow_unix_sockets, 2);
+	assert_string_equal(cfg->allow_unix_sockets[0], "/run/user/0/ssh-agent.sock");
+	assert_string_equal(cfg->allow_unix_sockets[1], "/tmp/b.sock");
+	assert_int_equal(cfg->presets[0].network, WARDEN_NETWORK_ENABLED);
+	/* No key: the preset leaves the network alone. */
+	assert_int_equal(cfg->presets[1].network, 0);
+	assert_int_equal(cfg->presets[2].network, WARDEN_NETWORK_ENABLED);
+	warden_config_free(cfg);
+}
+
+static void test_bad_network_values_name_line_key_and_what_to_write(void **state)
+{
+	char text[256];
+
+	(void)state;
+	parse_fails("[warden]\ndefault_network = open\n", ":2:", "default_network = open",
+	            "restricted, enabled", NULL);
+	parse_fails("[warden]\ndefault_network = enabled\ndefault_network = restricted\n",
+	            ":3:", "default_network given twice", NULL);
+	parse_fails("[warden]\nallow_unix_socket = agent.sock\n", ":2:",
+	            "allow_unix_socket = agent.sock", "absolute path", NULL);
+	parse_fails("[warden]\nallow_unix_socket = ~/agent.sock\n", ":2:", "'~' is not expanded", NULL);
+	parse_fails("[warden]\nallow_unix_socket = /run/../etc/s\n", ":2:", "not a normal path", NULL);
+	parse_fails("[warden]\nallow_unix_socket = /run//s\n", ":2:", "not a normal path", NULL);
+	parse_fails("[warden]\nallow_unix_socket = /run/s/\n", ":2:", "not a normal path", NULL);
+	parse_fails("[warden]\nallow_unix_socket = /run/./s\n", ":2:", "not a normal path", NULL);
+	parse_fails("[warden]\nallow_unix_socket = /\n", ":2:", "not a socket", NULL);
+	parse_fails("[warden]\nallow_unix_socket = /a.sock\nallow_unix_socket = /a.sock\n",
+	            ":3:", "listed twice", NULL);
+	parse_fails("[warden]\nallow_unix_socket =\n", ":2:", "empty value", NULL);
+	/* 108 bytes do not fit a sockaddr_un with its NUL; 107 do. */
+	snprintf(text, sizeof(text), "[warden]\nallow_unix_socket = /%0107d\n", 0);
+	parse_fails(text, ":2:", "107 bytes", NULL);
+	snprintf(text, sizeof(text), "[warden]\nallow_unix_socket = /%0106d\n", 0);
+	warden_config_free(parse_ok(text));
+	parse_fails("[preset p]\nsandbox = read-only\napproval = ask\nnetwork = off\n",
+	            ":4:", "network = off", "restricted, enabled", "leave the key out", NULL);
+	parse_fails("[preset p]\nsandbox = danger-full-access\napproval = never\nnetwork = restricted\n",
+	            ":1:", "danger-full-access", "always enabled", NULL);
+}
+
 /* --------------------------------------------------------- error paths */
 
 static void test_unknown_keys_in_warden_and_preset_are_errors(void **state)
@@ -528,6 +590,8 @@ int main(void)
 		cmocka_unit_test(test_configured_presets_replace_the_default_table),
 		cmocka_unit_test(test_indented_line_is_a_key_not_a_continuation),
 		cmocka_unit_test(test_crlf_and_byte_order_mark_are_accepted),
+		cmocka_unit_test(test_network_knob_defaults_to_restricted_and_sockets_keep_file_order),
+		cmocka_unit_test(test_bad_network_values_name_line_key_and_what_to_write),
 		cmocka_unit_test(test_unknown_keys_in_warden_and_preset_are_errors),
 		cmocka_unit_test(test_bad_values_name_line_key_and_allowed_values),
 		cmocka_unit_test(test_plugin_key_is_required_and_must_be_a_name_or_absolute),

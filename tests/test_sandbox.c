@@ -36,6 +36,8 @@ struct fake {
 	int pushed_at;          /* what push_fd answered */
 	int holds;              /* sets read_only_held */
 	const char *runner;     /* the runner it names, NULL: /usr/bin/runner */
+	int net;                /* network_enforcement it reports, 0: none */
+	int last_network;
 };
 
 enum { GOOD = 0, REL_RUNNER, ALTERED_ARGV, BAD_ENFORCEMENT, EVIDENCE_NO_FD, FAILS, NO_RUNNER };
@@ -86,6 +88,12 @@ static int fake_confine(void *state, const char *const *argv, size_t argc,
 	if (WARDEN_CONFINE_OUT_HAS(out, denial_message))
 		snprintf(out->denial_message, sizeof(out->denial_message),
 		         "%s refuses writes outside %s", f->name, policy->workspace_root);
+	f->last_network = policy->network;
+	if (f->net != 0) {
+		out->network_enforcement = f->net;
+		snprintf(out->network_detail, sizeof(out->network_detail),
+		         "%s holds the network its way", f->name);
+	}
 	return 0;
 }
 
@@ -915,6 +923,125 @@ static void test_handed_over_descriptors_reach_the_runner_and_nothing_else(void 
 	unlink(file);
 }
 
+static void test_network_facts_are_what_the_backend_says_and_never_more(void **s)
+{
+	struct warden_sandbox *svc;
+	struct warden_confined *c = NULL;
+	struct warden_error err = { 0, "" };
+	struct warden_policy p = policy(WARDEN_MODE_READ_ONLY, root, -1);
+
+	(void)s;
+	backend(0, "says", 1, WARDEN_ENFORCEMENT_FULL, 1);
+	fakes[0].net = WARDEN_ENFORCEMENT_FULL;
+	svc = service(1);
+	p.network = WARDEN_NETWORK_RESTRICTED;
+	assert_int_equal(warden_sandbox_confine(svc, cmd, 1, &p, &c, &err), 0);
+	assert_int_equal(fakes[0].last_network, WARDEN_NETWORK_RESTRICTED);
+	assert_int_equal(c->network, WARDEN_NETWORK_RESTRICTED);
+	assert_int_equal(c->network_enforcement, WARDEN_ENFORCEMENT_FULL);
+	assert_string_equal(c->network_detail, "says holds the network its way");
+	warden_confined_free(c);
+	/* Enabled: nothing to hold, whatever the backend says. */
+	fakes[0].net = WARDEN_ENFORCEMENT_PARTIAL;
+	p.network = WARDEN_NETWORK_ENABLED;
+	assert_int_equal(warden_sandbox_confine(svc, cmd, 1, &p, &c, &err), 0);
+	assert_int_equal(c->network, WARDEN_NETWORK_ENABLED);
+	assert_int_equal(c->network_enforcement, WARDEN_ENFORCEMENT_FULL);
+	warden_confined_free(c);
+	warden_sandbox_free(svc);
+
+	/* A backend that says nothing (plugin ABI 1.0) is partial. */
+	backend(0, "silent", 1, WARDEN_ENFORCEMENT_FULL, 1);
+	svc = service(1);
+	p.network = WARDEN_NETWORK_RESTRICTED;
+	assert_int_equal(warden_sandbox_confine(svc, cmd, 1, &p, &c, &err), 0);
+	assert_int_equal(c->network_enforcement, WARDEN_ENFORCEMENT_PARTIAL);
+	assert_non_null(strstr(c->network_detail, "plugin ABI 1.0"));
+	warden_confined_free(c);
+	warden_sandbox_free(svc);
+
+	/* One that keeps its privileges is never full. */
+	backend(0, "root", 1, WARDEN_ENFORCEMENT_PARTIAL, 0);
+	fakes[0].net = WARDEN_ENFORCEMENT_FULL;
+	svc = service(1);
+	assert_int_equal(warden_sandbox_confine(svc, cmd, 1, &p, &c, &err), 0);
+	assert_int_equal(c->network_enforcement, WARDEN_ENFORCEMENT_PARTIAL);
+	assert_string_equal(c->network_detail, "the command keeps its privileges");
+	warden_confined_free(c);
+	warden_sandbox_free(svc);
+
+	/* A value outside the enum breaks the contract: skipped. */
+	backend(0, "liar", 1, WARDEN_ENFORCEMENT_FULL, 1);
+	fakes[0].net = 9;
+	svc = service(1);
+	c = (void *)1;
+	assert_int_equal(warden_sandbox_confine(svc, cmd, 1, &p, &c, &err), -WARDEN_EUNAVAILABLE);
+	assert_null(c);
+	assert_non_null(strstr(err.msg, "network enforcement 9"));
+	warden_sandbox_free(svc);
+}
+
+static void test_require_full_covers_a_restricted_network(void **s)
+{
+	struct warden_sandbox *svc;
+	struct warden_confined *c = NULL;
+	struct warden_error err = { 0, "" };
+	struct warden_policy p = policy(WARDEN_MODE_READ_ONLY, root, -1);
+
+	(void)s;
+	backend(0, "leaky", 1, WARDEN_ENFORCEMENT_FULL, 1);
+	fakes[0].net = WARDEN_ENFORCEMENT_PARTIAL;
+	backend(1, "tight", 1, WARDEN_ENFORCEMENT_FULL, 1);
+	fakes[1].net = WARDEN_ENFORCEMENT_FULL;
+	svc = service(2);
+	p.network = WARDEN_NETWORK_RESTRICTED;
+	assert_int_equal(warden_sandbox_confine_flags(svc, cmd, 1, &p, WARDEN_CONFINE_REQUIRE_FULL,
+	                                              &c, &err), 0);
+	assert_string_equal(c->backend, "tight");
+	assert_int_equal(c->n_skipped, 1);
+	assert_non_null(strstr(c->skipped[0].reason,
+	                       "network partial (leaky holds the network its way), and require_full is set"));
+	warden_confined_free(c);
+	/* With the network enabled there is nothing to hold: the first serves. */
+	p.network = WARDEN_NETWORK_ENABLED;
+	assert_int_equal(warden_sandbox_confine_flags(svc, cmd, 1, &p, WARDEN_CONFINE_REQUIRE_FULL,
+	                                              &c, &err), 0);
+	assert_string_equal(c->backend, "leaky");
+	warden_confined_free(c);
+	warden_sandbox_free(svc);
+
+	svc = service(1);
+	p.network = WARDEN_NETWORK_RESTRICTED;
+	c = (void *)1;
+	assert_int_equal(warden_sandbox_confine_flags(svc, cmd, 1, &p, WARDEN_CONFINE_REQUIRE_FULL,
+	                                              &c, &err), -WARDEN_EREFUSED);
+	assert_null(c);
+	assert_non_null(strstr(err.msg, "leaky: network partial"));
+	warden_sandbox_free(svc);
+}
+
+static void test_bad_network_requests_reach_no_backend(void **s)
+{
+	static const char *const sockets[] = { "relative.sock" };
+	struct warden_sandbox *svc;
+	struct warden_confined *c = NULL;
+	struct warden_error err = { 0, "" };
+	struct warden_policy p = policy(WARDEN_MODE_READ_ONLY, root, -1);
+
+	(void)s;
+	backend(0, "b", 1, WARDEN_ENFORCEMENT_FULL, 1);
+	svc = service(1);
+	p.network = 0;
+	assert_int_equal(warden_sandbox_confine(svc, cmd, 1, &p, &c, &err), -WARDEN_EINTERNAL);
+	p.network = WARDEN_NETWORK_RESTRICTED;
+	p.n_allow_unix_sockets = 1;
+	assert_int_equal(warden_sandbox_confine(svc, cmd, 1, &p, &c, &err), -WARDEN_EINTERNAL);
+	p.allow_unix_sockets = sockets;
+	assert_int_equal(warden_sandbox_confine(svc, cmd, 1, &p, &c, &err), -WARDEN_EUSAGE);
+	assert_int_equal(fakes[0].confines, 0);
+	warden_sandbox_free(svc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -941,6 +1068,9 @@ int main(void)
 		cmocka_unit_test(test_a_root_descriptor_that_is_not_the_root_is_refused),
 		cmocka_unit_test(test_read_only_paths_under_a_writable_root_need_the_backend_to_hold_them),
 		cmocka_unit_test(test_handed_over_descriptors_reach_the_runner_and_nothing_else),
+		cmocka_unit_test(test_network_facts_are_what_the_backend_says_and_never_more),
+		cmocka_unit_test(test_require_full_covers_a_restricted_network),
+		cmocka_unit_test(test_bad_network_requests_reach_no_backend),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

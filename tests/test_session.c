@@ -367,7 +367,18 @@ static void test_setters_append_only_when_the_recorded_value_changes(void **stat
 	assert_int_equal(changed, 1);
 	assert_int_equal(warden_session_set_mode(s, 42, &changed, &err), -WARDEN_EINTERNAL);
 	assert_int_equal(warden_session_set_policy(s, 0, &changed, &err), -WARDEN_EINTERNAL);
-	assert_int_equal(sfix_count_lines(sfix_log_path(f, id)), 3);
+	/* The network knob: restricted is the default, and pinning it is a
+	 * change too. */
+	assert_int_equal(warden_session_set_network(s, WARDEN_NETWORK_RESTRICTED, &changed, &err), 0);
+	assert_int_equal(changed, 1);
+	assert_int_equal(warden_session_set_network(s, WARDEN_NETWORK_RESTRICTED, &changed, &err), 0);
+	assert_int_equal(changed, 0);
+	assert_int_equal(warden_session_set_network(s, WARDEN_NETWORK_ENABLED, &changed, &err), 0);
+	assert_int_equal(changed, 1);
+	assert_int_equal(warden_session_set_network(s, 3, &changed, &err), -WARDEN_EINTERNAL);
+	assert_int_equal(warden_session_set_network(s, 0, &changed, &err), -WARDEN_EINTERNAL);
+	assert_int_equal(warden_session_knobs(s)->network, WARDEN_NETWORK_ENABLED);
+	assert_int_equal(sfix_count_lines(sfix_log_path(f, id)), 5);
 	warden_session_close(s);
 	free(id);
 }
@@ -467,9 +478,17 @@ static void test_durability_fsync_appends_and_replays(void **state)
 
 /* ---- the fold ------------------------------------------------------------ */
 
-/* An independent statement of DESIGN §4's current(). */
+/* The config's network, restricted when it says none. */
+static int model_default_network(const struct warden_config *cfg)
+{
+	return cfg->default_network ? cfg->default_network : WARDEN_NETWORK_RESTRICTED;
+}
+
+/* An independent statement of DESIGN §4's current(), over three knobs:
+ * danger-full-access always has the network enabled, and a preset without
+ * a network matches any. */
 static const char *model_current(const struct warden_config *cfg, int mode,
-                                 int policy, const char *selected)
+                                 int policy, int network, const char *selected)
 {
 	const struct warden_preset *t;
 	size_t i, n;
@@ -479,12 +498,17 @@ static const char *model_current(const struct warden_config *cfg, int mode,
 		mode = cfg->default_mode;
 	if (policy == 0)
 		policy = cfg->approval_policy;
+	if (network == 0)
+		network = model_default_network(cfg);
+	if (mode == WARDEN_SANDBOX_DANGER_FULL_ACCESS)
+		network = WARDEN_NETWORK_ENABLED;
 	for (i = 0; i < n && selected[0]; i++)
 		if (strcmp(t[i].name, selected) == 0 && t[i].mode == mode &&
-		    t[i].policy == policy)
+		    t[i].policy == policy && (!t[i].network || t[i].network == network))
 			return t[i].name;
 	for (i = 0; i < n; i++)
-		if (t[i].mode == mode && t[i].policy == policy)
+		if (t[i].mode == mode && t[i].policy == policy &&
+		    (!t[i].network || t[i].network == network))
 			return t[i].name;
 	return "custom";
 }
@@ -493,6 +517,7 @@ struct model {
 	int mode, policy;
 	char preset[256];
 	uint64_t events;
+	int network;
 };
 
 static void check_against_model(struct sfix *f, const char *id,
@@ -503,24 +528,35 @@ static void check_against_model(struct sfix *f, const char *id,
 	struct warden_resolved res;
 	struct warden_knobs full;
 	struct warden_error err;
-	const char *want = model_current(&f->cfg, m->mode, m->policy, m->preset);
+	const char *want = model_current(&f->cfg, m->mode, m->policy, m->network, m->preset);
 
 	/* The bounded fold (open) ... */
 	assert_int_equal(k->mode, m->mode);
 	assert_int_equal(k->policy, m->policy);
 	assert_string_equal(k->preset, m->preset);
+	assert_int_equal(k->network, m->network);
 	assert_int_equal(warden_session_last_seq(s), m->events);
 	/* ... the full replay ... */
 	assert_int_equal(warden_session_replay(s, NULL, NULL, &full, &err), 0);
 	assert_int_equal(full.mode, m->mode);
 	assert_int_equal(full.policy, m->policy);
 	assert_string_equal(full.preset, m->preset);
+	assert_int_equal(full.network, m->network);
 	/* ... and the resolution agree with the state built step by step. */
 	assert_string_equal(warden_preset_current(&f->cfg, k, NULL), want);
 	assert_int_equal(warden_policy_resolve(&f->cfg, id, 0, &res, &err), 0);
 	assert_int_equal(res.mode, m->mode ? m->mode : f->cfg.default_mode);
 	assert_int_equal(res.mode_source, m->mode ? WARDEN_SOURCE_SESSION : WARDEN_SOURCE_CONFIG);
 	assert_int_equal(res.policy, m->policy ? m->policy : f->cfg.approval_policy);
+	if (res.mode == WARDEN_SANDBOX_DANGER_FULL_ACCESS) {
+		assert_int_equal(res.network, WARDEN_NETWORK_ENABLED);
+		assert_int_equal(res.network_source, WARDEN_SOURCE_MODE);
+	} else {
+		assert_int_equal(res.network, m->network ? m->network
+		                                         : model_default_network(&f->cfg));
+		assert_int_equal(res.network_source, m->network ? WARDEN_SOURCE_SESSION
+		                                                : WARDEN_SOURCE_CONFIG);
+	}
 	assert_string_equal(res.preset, want);
 	assert_int_equal(sfix_count_lines(sfix_log_path(f, id)), m->events);
 	warden_session_close(s);
@@ -532,7 +568,7 @@ static void random_walk(struct sfix *f, unsigned seed, int steps)
 		WARDEN_SANDBOX_READ_ONLY, WARDEN_SANDBOX_WORKSPACE_WRITE,
 		WARDEN_SANDBOX_DANGER_FULL_ACCESS,
 	};
-	struct model m = { 0, 0, "", 1 };
+	struct model m = { 0, 0, "", 1, 0 };
 	struct warden_error err;
 	const struct warden_preset *t;
 	char *id = new_session(f);
@@ -544,7 +580,7 @@ static void random_walk(struct sfix *f, unsigned seed, int steps)
 	t = warden_preset_table(&f->cfg, &n);
 	check_against_model(f, id, &m);
 	for (step = 0; step < steps; step++) {
-		switch (rand() % 5) {
+		switch (rand() % 6) {
 		case 0:
 			v = modes[rand() % 3];
 			assert_int_equal(warden_session_set_mode(s, v, &changed, &err), 0);
@@ -559,14 +595,23 @@ static void random_walk(struct sfix *f, unsigned seed, int steps)
 			m.events += m.policy != v;
 			m.policy = v;
 			break;
+		case 5:
+			v = rand() % 2 ? WARDEN_NETWORK_RESTRICTED : WARDEN_NETWORK_ENABLED;
+			assert_int_equal(warden_session_set_network(s, v, &changed, &err), 0);
+			assert_int_equal(changed, m.network != v);
+			m.events += m.network != v;
+			m.network = v;
+			break;
 		case 2:
 		case 3: {
 			const struct warden_preset *p = &t[(size_t)rand() % n];
 			int em = m.mode ? m.mode : f->cfg.default_mode;
 			int ep = m.policy ? m.policy : f->cfg.approval_policy;
+			int en = m.network ? m.network : model_default_network(&f->cfg);
 
 			assert_int_equal(warden_preset_select(&f->cfg, s, p->name, &changed, &err), 0);
-			if (strcmp(model_current(&f->cfg, m.mode, m.policy, m.preset), p->name) == 0) {
+			if (strcmp(model_current(&f->cfg, m.mode, m.policy, m.network, m.preset),
+			           p->name) == 0) {
 				assert_int_equal(changed, 0);
 				break;
 			}
@@ -579,6 +624,10 @@ static void random_walk(struct sfix *f, unsigned seed, int steps)
 			}
 			if (ep != p->policy) {
 				m.policy = p->policy;
+				m.events++;
+			}
+			if (p->network && en != p->network) {
+				m.network = p->network;
 				m.events++;
 			}
 			break;
@@ -603,14 +652,20 @@ static void test_fold_after_every_step_equals_the_state_built_step_by_step(void 
 		random_walk(f, seed, 60);
 }
 
-/* Presets that share bundles, and a default that matches none. */
+/* Presets that share bundles, and a default that matches none; some
+ * leave the network alone, some name it. */
 static struct warden_preset shared[] = {
-	{ (char *)"review", WARDEN_SANDBOX_READ_ONLY, WARDEN_POLICY_ASK, NULL, NULL, 1 },
-	{ (char *)"build", WARDEN_SANDBOX_WORKSPACE_WRITE, WARDEN_POLICY_ASK, NULL, NULL, 2 },
-	{ (char *)"edit", WARDEN_SANDBOX_WORKSPACE_WRITE, WARDEN_POLICY_ASK, NULL, NULL, 3 },
-	{ (char *)"look", WARDEN_SANDBOX_READ_ONLY, WARDEN_POLICY_ASK, NULL, NULL, 4 },
-	{ (char *)"yolo", WARDEN_SANDBOX_DANGER_FULL_ACCESS, WARDEN_POLICY_NEVER, NULL, NULL, 5 },
-	{ (char *)"auto", WARDEN_SANDBOX_WORKSPACE_WRITE, WARDEN_POLICY_NEVER, NULL, NULL, 6 },
+	{ (char *)"review", WARDEN_SANDBOX_READ_ONLY, WARDEN_POLICY_ASK, NULL, NULL, 1, 0 },
+	{ (char *)"build", WARDEN_SANDBOX_WORKSPACE_WRITE, WARDEN_POLICY_ASK, NULL, NULL, 2,
+	  WARDEN_NETWORK_ENABLED },
+	{ (char *)"edit", WARDEN_SANDBOX_WORKSPACE_WRITE, WARDEN_POLICY_ASK, NULL, NULL, 3, 0 },
+	{ (char *)"look", WARDEN_SANDBOX_READ_ONLY, WARDEN_POLICY_ASK, NULL, NULL, 4,
+	  WARDEN_NETWORK_RESTRICTED },
+	{ (char *)"yolo", WARDEN_SANDBOX_DANGER_FULL_ACCESS, WARDEN_POLICY_NEVER, NULL, NULL, 5,
+	  WARDEN_NETWORK_ENABLED },
+	{ (char *)"auto", WARDEN_SANDBOX_WORKSPACE_WRITE, WARDEN_POLICY_NEVER, NULL, NULL, 6, 0 },
+	{ (char *)"sealed", WARDEN_SANDBOX_WORKSPACE_WRITE, WARDEN_POLICY_ASK, NULL, NULL, 7,
+	  WARDEN_NETWORK_RESTRICTED },
 };
 
 static void test_current_with_shared_bundles_follows_random_sequences(void **state)
@@ -620,9 +675,10 @@ static void test_current_with_shared_bundles_follows_random_sequences(void **sta
 
 	f->cfg.presets = shared;
 	f->cfg.n_presets = sizeof(shared) / sizeof(shared[0]);
-	for (seed = 10; seed < 16; seed++) {
+	for (seed = 10; seed < 20; seed++) {
 		f->cfg.default_mode = seed % 2 ? WARDEN_SANDBOX_READ_ONLY
 		                               : WARDEN_SANDBOX_DANGER_FULL_ACCESS;
+		f->cfg.default_network = seed % 4 < 2 ? 0 : WARDEN_NETWORK_ENABLED;
 		random_walk(f, seed, 50);
 	}
 }
@@ -630,14 +686,28 @@ static void test_current_with_shared_bundles_follows_random_sequences(void **sta
 static void test_current_tie_rule(void **state)
 {
 	struct sfix *f = *state;
-	struct warden_knobs k = { 0, 0, "" };
+	struct warden_knobs k = { 0, 0, "", 0 };
 	int sel;
 
 	f->cfg.presets = shared;
 	f->cfg.n_presets = sizeof(shared) / sizeof(shared[0]);
-	/* No selection: the first declared match. */
+	/* No selection: the first declared match ("build" wants the network
+	 * enabled; the default is restricted, which "edit" leaves alone). */
+	assert_string_equal(warden_preset_current(&f->cfg, &k, &sel), "edit");
+	assert_int_equal(sel, 0);
+	k.network = WARDEN_NETWORK_ENABLED;
 	assert_string_equal(warden_preset_current(&f->cfg, &k, &sel), "build");
 	assert_int_equal(sel, 0);
+	/* A selection that names no network matches whatever the knob says. */
+	snprintf(k.preset, sizeof(k.preset), "edit");
+	assert_string_equal(warden_preset_current(&f->cfg, &k, &sel), "edit");
+	assert_int_equal(sel, 1);
+	/* One that names the other network does not. */
+	snprintf(k.preset, sizeof(k.preset), "sealed");
+	assert_string_equal(warden_preset_current(&f->cfg, &k, &sel), "build");
+	assert_int_equal(sel, 0);
+	k.network = 0;
+	k.preset[0] = '\0';
 	/* A still-matching selection wins the tie. */
 	snprintf(k.preset, sizeof(k.preset), "edit");
 	assert_string_equal(warden_preset_current(&f->cfg, &k, &sel), "edit");
@@ -653,6 +723,21 @@ static void test_current_tie_rule(void **state)
 	k.policy = WARDEN_POLICY_NEVER;
 	assert_string_equal(warden_preset_current(&f->cfg, &k, &sel), "custom");
 	assert_int_equal(sel, 0);
+	/* danger-full-access has the network enabled whatever the knob says:
+	 * a preset that wants it enabled matches a restricted knob. */
+	k.mode = WARDEN_SANDBOX_DANGER_FULL_ACCESS;
+	k.network = WARDEN_NETWORK_RESTRICTED;
+	assert_string_equal(warden_preset_current(&f->cfg, &k, &sel), "yolo");
+	/* Custom over the network alone: workspace-write, ask, enabled
+	 * matches build; with build gone from the table, nothing matches. */
+	f->cfg.n_presets = 1;
+	k.mode = WARDEN_SANDBOX_WORKSPACE_WRITE;
+	k.policy = WARDEN_POLICY_ASK;
+	k.network = WARDEN_NETWORK_ENABLED;
+	f->cfg.presets = &shared[6];
+	assert_string_equal(warden_preset_current(&f->cfg, &k, &sel), "custom");
+	k.network = WARDEN_NETWORK_RESTRICTED;
+	assert_string_equal(warden_preset_current(&f->cfg, &k, &sel), "sealed");
 }
 
 static void test_select_writes_only_what_changes_in_one_write(void **state)
@@ -667,26 +752,35 @@ static void test_select_writes_only_what_changes_in_one_write(void **state)
 	assert_int_equal(warden_preset_select(&f->cfg, s, "workspace-write", &changed, &err), 0);
 	assert_int_equal(changed, 0);
 	assert_int_equal(sfix_count_lines(sfix_log_path(f, id)), 1);
-	/* Both knobs change. */
+	/* All three knobs change. */
 	assert_int_equal(warden_preset_select(&f->cfg, s, "danger-full-access", &changed, &err), 0);
 	assert_int_equal(changed, 1);
-	assert_int_equal(sfix_count_lines(sfix_log_path(f, id)), 4);
+	assert_int_equal(sfix_count_lines(sfix_log_path(f, id)), 5);
 	line = line_of(sfix_log_path(f, id), 2);
 	assert_non_null(strstr(line, "\"type\":\"permission/preset\",\"preset\":\"danger-full-access\""));
 	free(line);
-	line = line_of(sfix_log_path(f, id), 4);
-	assert_non_null(strstr(line, "\"knobs\":{\"mode\":\"danger-full-access\",\"policy\":\"never\",\"preset\":\"danger-full-access\"}"));
+	line = line_of(sfix_log_path(f, id), 5);
+	assert_non_null(strstr(line, "\"type\":\"sandbox/network\",\"network\":\"enabled\""));
+	assert_non_null(strstr(line, "\"knobs\":{\"mode\":\"danger-full-access\",\"policy\":\"never\",\"preset\":\"danger-full-access\",\"network\":\"enabled\"}"));
 	free(line);
 	/* Re-selecting the current preset appends nothing. */
 	assert_int_equal(warden_preset_select(&f->cfg, s, "danger-full-access", &changed, &err), 0);
 	assert_int_equal(changed, 0);
-	/* Only the policy differs from workspace-write after this. */
+	/* The policy and the network differ from workspace-write after this. */
 	assert_int_equal(warden_session_set_mode(s, WARDEN_SANDBOX_WORKSPACE_WRITE, NULL, &err), 0);
 	assert_int_equal(warden_preset_select(&f->cfg, s, "workspace-write", &changed, &err), 0);
-	assert_int_equal(sfix_count_lines(sfix_log_path(f, id)), 7);
-	line = line_of(sfix_log_path(f, id), 7);
+	assert_int_equal(sfix_count_lines(sfix_log_path(f, id)), 9);
+	line = line_of(sfix_log_path(f, id), 8);
 	assert_non_null(strstr(line, "\"type\":\"approval/policy\""));
 	free(line);
+	line = line_of(sfix_log_path(f, id), 9);
+	assert_non_null(strstr(line, "\"type\":\"sandbox/network\",\"network\":\"restricted\""));
+	free(line);
+	/* Only the network differs: one event besides the selection. */
+	assert_int_equal(warden_session_set_network(s, WARDEN_NETWORK_ENABLED, NULL, &err), 0);
+	assert_int_equal(warden_preset_select(&f->cfg, s, "workspace-write", &changed, &err), 0);
+	assert_int_equal(changed, 1);
+	assert_int_equal(sfix_count_lines(sfix_log_path(f, id)), 12);
 	warden_session_close(s);
 	free(id);
 }
@@ -803,6 +897,8 @@ static const struct damage_case damages[] = {
 	{ "second start", "type", "\"session/start\"", "session/start" },
 	{ "knobs drift", "knobs", "{\"mode\":\"danger-full-access\"}", "knobs" },
 	{ "knobs bad mode", "knobs", "{\"mode\":\"read-write\"}", "sandbox mode" },
+	{ "knobs bad network", "knobs", "{\"mode\":\"read-only\",\"network\":\"open\"}", "network setting" },
+	{ "knobs network drift", "knobs", "{\"mode\":\"read-only\",\"network\":\"enabled\"}", "knobs" },
 	{ "knobs missing", "knobs", "null", "knobs" },
 };
 
@@ -810,6 +906,16 @@ static const struct damage_case mode_damages[] = {
 	{ "mode wrong type", "mode", "5", "sandbox/mode" },
 	{ "bad mode string", "mode", "\"read-write\"", "sandbox/mode" },
 	{ "mode missing", "mode", "null", "sandbox/mode" },
+};
+
+/* Damage to a sandbox/network line (line 3 of session_with_network). */
+static const struct damage_case network_damages[] = {
+	{ "network wrong type", "network", "1", "sandbox/network" },
+	{ "bad network string", "network", "\"open\"", "sandbox/network" },
+	{ "network missing", "network", "null", "sandbox/network" },
+	{ "network not in knobs", "knobs", "{\"mode\":\"read-only\"}", "knobs" },
+	{ "network knob of the other value", "knobs",
+	  "{\"mode\":\"read-only\",\"network\":\"restricted\"}", "knobs" },
 };
 
 static void expect_damage(struct sfix *f, const char *id, size_t line_no,
@@ -854,6 +960,85 @@ static void damage_at(struct sfix *f, const struct damage_case *d, int events,
 	rewrite_line(sfix_log_path(f, id), line_no, text);
 	free(text);
 	expect_damage(f, id, line_no, d->why, in_tail);
+	free(id);
+}
+
+/* n events: a run, sandbox/mode read-only, sandbox/network enabled, runs. */
+static char *session_with_network(struct sfix *f, int n)
+{
+	char *id = new_session(f);
+	struct warden_session *s = open_ok(f, id);
+	struct warden_error err;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (i == 1)
+			assert_int_equal(warden_session_set_mode(s, WARDEN_SANDBOX_READ_ONLY, NULL, &err), 0);
+		else if (i == 2)
+			assert_int_equal(warden_session_set_network(s, WARDEN_NETWORK_ENABLED, NULL, &err), 0);
+		else
+			append_run(s, i);
+	}
+	warden_session_close(s);
+	return id;
+}
+
+static void network_damage_at(struct sfix *f, const struct damage_case *d, int events,
+                              int in_tail)
+{
+	char *id = session_with_network(f, events), *text;
+
+	text = line_with(sfix_log_path(f, id), 4, d->key, d->value);
+	rewrite_line(sfix_log_path(f, id), 4, text);
+	free(text);
+	expect_damage(f, id, 4, d->why, in_tail);
+	free(id);
+}
+
+static void test_a_damaged_network_event_is_an_error_and_resolves_nothing(void **state)
+{
+	struct sfix *f = *state;
+	size_t i;
+
+	for (i = 0; i < sizeof(network_damages) / sizeof(network_damages[0]); i++) {
+		network_damage_at(f, &network_damages[i], 5, 1);
+		network_damage_at(f, &network_damages[i], 30, 0);
+	}
+}
+
+static void test_network_is_rebuilt_by_replay_and_by_the_bounded_fold(void **state)
+{
+	struct sfix *f = *state;
+	char *id = session_with_network(f, 40);
+	struct warden_session *s = open_ok(f, id);
+	struct warden_resolved res;
+	struct warden_knobs k;
+	struct warden_error err;
+
+	/* Set once, early, before 37 runs: both reads still find it. */
+	assert_int_equal(warden_session_knobs(s)->network, WARDEN_NETWORK_ENABLED);
+	assert_int_equal(warden_session_replay(s, NULL, NULL, &k, &err), 0);
+	assert_int_equal(k.network, WARDEN_NETWORK_ENABLED);
+	assert_int_equal(warden_policy_resolve(&f->cfg, id, 0, &res, &err), 0);
+	assert_int_equal(res.network, WARDEN_NETWORK_ENABLED);
+	assert_int_equal(res.network_source, WARDEN_SOURCE_SESSION);
+	/* An approved escalation outranks the session; danger-full-access
+	 * outranks it too. */
+	assert_int_equal(warden_session_set_network(s, WARDEN_NETWORK_RESTRICTED, NULL, &err), 0);
+	assert_int_equal(warden_policy_resolve_escalated(&f->cfg, s, 0, WARDEN_NETWORK_ENABLED,
+	                                                 &res, &err), 0);
+	assert_int_equal(res.network, WARDEN_NETWORK_ENABLED);
+	assert_int_equal(res.network_source, WARDEN_SOURCE_EXPLICIT);
+	assert_int_equal(warden_policy_resolve_escalated(&f->cfg, s, WARDEN_SANDBOX_DANGER_FULL_ACCESS,
+	                                                 0, &res, &err), 0);
+	assert_int_equal(res.network, WARDEN_NETWORK_ENABLED);
+	assert_int_equal(res.network_source, WARDEN_SOURCE_MODE);
+	assert_int_equal(warden_policy_resolve_session(&f->cfg, s, 0, &res, &err), 0);
+	assert_int_equal(res.network, WARDEN_NETWORK_RESTRICTED);
+	assert_int_equal(res.network_source, WARDEN_SOURCE_SESSION);
+	assert_int_equal(warden_policy_resolve_escalated(&f->cfg, s, 0, 7, &res, &err),
+	                 -WARDEN_EINTERNAL);
+	warden_session_close(s);
 	free(id);
 }
 
@@ -1012,6 +1197,8 @@ int main(void)
 		T(test_append_refuses_to_build_on_a_damaged_last_line),
 		T(test_refresh_after_its_own_append_sees_other_writers),
 		T(test_replay_visits_every_event_in_order),
+		T(test_a_damaged_network_event_is_an_error_and_resolves_nothing),
+		T(test_network_is_rebuilt_by_replay_and_by_the_bounded_fold),
 #undef T
 	};
 

@@ -1,6 +1,6 @@
 #!/bin/sh
-# test_session_cli.sh — `warden session`, `mode set`, `policy set` and
-# `preset`: output, exit codes, and that every error is one line on stderr
+# test_session_cli.sh — `warden session`, `mode set`, `policy set`,
+# `network` and `preset`: output, exit codes, and that every error is one line on stderr
 # that leaves the state directory byte for byte as it was.
 set -eu
 : "${WARDEN:?run by make check}" "${top_builddir:?run by make check}"
@@ -72,6 +72,7 @@ ws=$(cd "$dir/ws" && pwd -P)
 "$WARDEN" session state "$id" >"$dir/out"
 expect_line "$dir/out" "session: $id"
 expect_line "$dir/out" "mode: workspace-write (config)"
+expect_line "$dir/out" "network: restricted (config)"
 expect_line "$dir/out" "policy: ask (config)"
 expect_line "$dir/out" "preset: build (derived)"
 expect_line "$dir/out" "root: $ws (session)"
@@ -105,13 +106,14 @@ presets = json.load(open(sys.argv[1]))
 assert [p["name"] for p in presets] == ["review", "build", "edit", "yolo"], presets
 assert [p["current"] for p in presets] == [False, False, True, False], presets
 assert presets[0]["label"] == "Review"
+assert [p["network"] for p in presets] == [None, None, None, None], presets
 PY
 "$WARDEN" preset current --json >"$dir/out"
 python3 - "$dir/out" <<'PY'
 import json, sys
 o = json.load(open(sys.argv[1]))
 assert o == {"preset": "edit", "source": "session", "sandbox": "workspace-write",
-             "approval": "ask"}, o
+             "approval": "ask", "network": "restricted"}, o
 PY
 
 # --- session show: every event, text and JSON ----------------------------
@@ -136,13 +138,61 @@ o = json.load(open(sys.argv[1]))
 assert o["mode"] == {"value": "workspace-write", "source": "session"}, o
 assert o["preset"] == {"value": "edit", "source": "session"}, o
 assert o["root"] == {"value": sys.argv[2], "source": "session"}, o
+assert o["network"] == {"value": "restricted", "source": "config"}, o
 PY
+
+# --- the network knob: show, set, and where it comes from ---------------
+"$WARDEN" network >"$dir/out"
+expect_line "$dir/out" "network: restricted (config)"
+"$WARDEN" network set enabled >"$dir/out"
+expect_line "$dir/out" "network: enabled"
+"$WARDEN" network set enabled >"$dir/out"
+expect_line "$dir/out" "network: enabled (already recorded; nothing written)"
+"$WARDEN" network --json >"$dir/out"
+python3 - "$dir/out" "$id" <<'PY'
+import json, sys
+o = json.load(open(sys.argv[1]))
+assert o == {"session": sys.argv[2], "network": "enabled", "source": "session",
+             "mode": "workspace-write"}, o
+PY
+"$WARDEN" session state "$id" >"$dir/out"
+expect_line "$dir/out" "network: enabled (session)"
+# No preset here names a network: the selection still describes the knobs.
+"$WARDEN" preset current >"$dir/out"
+expect_line "$dir/out" "edit"
+# danger-full-access confines nothing: its network is always enabled.
+"$WARDEN" network set restricted >"$dir/out"
+"$WARDEN" mode set danger-full-access >"$dir/out"
+"$WARDEN" network >"$dir/out"
+expect_line "$dir/out" "network: enabled (mode)"
+"$WARDEN" mode set workspace-write >"$dir/out"
+"$WARDEN" network >"$dir/out"
+expect_line "$dir/out" "network: restricted (session)"
+"$WARDEN" session show --json "$id" >"$dir/out"
+python3 - "$dir/out" <<'PY'
+import json, sys
+ev = json.load(open(sys.argv[1]))["events"]
+assert [e["type"] for e in ev[6:]] == ["sandbox/network", "sandbox/network",
+    "sandbox/mode", "sandbox/mode"], ev
+assert ev[6]["network"] == "enabled" and ev[6]["knobs"]["network"] == "enabled", ev[6]
+assert ev[-1]["knobs"] == {"mode": "workspace-write", "policy": "ask", "preset": "edit",
+    "network": "restricted"}, ev[-1]
+PY
+# Without a session, `network` shows what a call without one gets.
+env -u WARDEN_SESSION "$WARDEN" network >"$dir/out"
+expect_line "$dir/out" "network: restricted (config)"
 
 # --- every error: one line, exit code, nothing changed on disk -----------
 expect_error 64 mode set bogus
 expect_error 64 mode set
 expect_error 64 mode set read-only extra
 expect_error 64 mode
+expect_error 64 network set open
+expect_error 64 network set
+expect_error 64 network set enabled extra
+expect_error 64 network set --json enabled
+expect_error 64 network bogus
+expect_error 64 network --bogus
 expect_error 64 policy set maybe
 expect_error 64 preset select nope
 expect_error 64 preset select custom
@@ -162,6 +212,8 @@ for bad in ../x a/b . .. "$long" "$(printf 'a\001b')" "$(printf '\303\251t\303\2
 	expect_error 64 session show "$bad"
 	expect_error 64 session state "$bad"
 	expect_error 64 --session "$bad" mode set read-only
+	expect_error 64 --session "$bad" network set enabled
+	expect_error 64 --session "$bad" network
 	expect_error 64 --session "$bad" preset select yolo
 	if grep -q "$(printf '\033')" "$dir/err"; then fail "an escape from the id reached stderr"; fi
 done
@@ -170,6 +222,7 @@ unset WARDEN_SESSION
 expect_error 64 session show
 expect_error 64 session state
 expect_error 64 mode set read-only
+expect_error 64 network set restricted
 expect_error 64 policy set ask
 expect_error 64 preset select yolo
 expect_error 64 preset current
@@ -185,8 +238,77 @@ grep -q 'at line 2' "$dir/err" || fail "show does not name line 2: $(cat "$dir/e
 expect_error 65 session state "$bad"
 expect_error 65 --session "$bad" mode set workspace-write
 expect_error 65 --session "$bad" policy set ask
+expect_error 65 --session "$bad" network set enabled
+expect_error 65 --session "$bad" network
 expect_error 65 --session "$bad" preset select yolo
 expect_error 65 --session "$bad" preset current
+
+# A damaged sandbox/network event: refused like any other damage.
+"$WARDEN" session new --cwd "$dir/ws" >"$dir/out"
+badnet=$(tail -n 1 "$dir/out")
+WARDEN_SESSION=$badnet "$WARDEN" network set enabled >/dev/null
+sed -i '2s|"type":"sandbox/network","network":"enabled"|"type":"sandbox/network","network":"open"|' "$dir/state/$badnet.jsonl"
+grep -q '"network":"open"' "$dir/state/$badnet.jsonl" || fail "the damage was not written"
+expect_error 65 session show "$badnet"
+grep -q 'at line 2' "$dir/err" || fail "show does not name line 2: $(cat "$dir/err")"
+expect_error 65 session state "$badnet"
+expect_error 65 --session "$badnet" network
+expect_error 65 --session "$badnet" network set restricted
+
+# --- presets with a network key: selecting one writes sandbox/network -----
+cat >"$dir/n.ini" <<INI
+[warden]
+default_mode = workspace-write
+state_dir = $dir/state
+durability = none
+[preset online]
+sandbox = workspace-write
+approval = ask
+network = enabled
+[preset offline]
+sandbox = workspace-write
+approval = ask
+network = restricted
+[preset any]
+sandbox = read-only
+approval = ask
+INI
+chmod 600 "$dir/n.ini"
+"$WARDEN" --config "$dir/n.ini" session new --cwd "$dir/ws" >"$dir/out"
+nid=$(tail -n 1 "$dir/out")
+"$WARDEN" --config "$dir/n.ini" --session "$nid" preset current >"$dir/out"
+expect_line "$dir/out" "offline"
+"$WARDEN" --config "$dir/n.ini" --session "$nid" preset select online >"$dir/out"
+"$WARDEN" --config "$dir/n.ini" --session "$nid" network >"$dir/out"
+expect_line "$dir/out" "network: enabled (session)"
+"$WARDEN" --config "$dir/n.ini" --session "$nid" preset select any >"$dir/out"
+# "any" has no network key: the knob stays where "online" put it.
+"$WARDEN" --config "$dir/n.ini" --session "$nid" network >"$dir/out"
+expect_line "$dir/out" "network: enabled (session)"
+"$WARDEN" --config "$dir/n.ini" --session "$nid" mode set workspace-write >"$dir/out"
+"$WARDEN" --config "$dir/n.ini" --session "$nid" preset current >"$dir/out"
+expect_line "$dir/out" "online"
+"$WARDEN" --config "$dir/n.ini" --session "$nid" network set restricted >"$dir/out"
+"$WARDEN" --config "$dir/n.ini" --session "$nid" preset current >"$dir/out"
+expect_line "$dir/out" "offline"
+"$WARDEN" --config "$dir/n.ini" preset list --json >"$dir/out"
+python3 - "$dir/out" <<'PY'
+import json, sys
+presets = json.load(open(sys.argv[1]))
+assert [p["network"] for p in presets] == ["enabled", "restricted", None], presets
+PY
+"$WARDEN" --config "$dir/n.ini" session show --json "$nid" >"$dir/out"
+python3 - "$dir/out" <<'PY'
+import json, sys
+ev = json.load(open(sys.argv[1]))["events"]
+assert [e["type"] for e in ev] == ["session/start", "permission/preset", "sandbox/network",
+    "permission/preset", "sandbox/mode", "sandbox/mode", "sandbox/network"], ev
+PY
+# A config whose network is broken: nothing starts.
+printf '[warden]\nstate_dir = %s/state\ndefault_network = open\n' "$dir" >"$dir/bad.ini"
+chmod 600 "$dir/bad.ini"
+expect_error 78 --config "$dir/bad.ini" network
+grep -q 'default_network = open' "$dir/err" || fail "the config error does not name the key"
 
 # A torn final line is only a warning, and the next write cuts it off.
 "$WARDEN" session new --cwd "$dir/ws" >"$dir/out"
@@ -202,6 +324,7 @@ WARDEN_SESSION=$torn "$WARDEN" mode set read-only >"$dir/out" 2>"$dir/err"
 # --- --help for each command ---------------------------------------------
 for cmd in "session --help" "session new --help" "session show --help" \
 	"mode --help" "mode set --help" "policy --help" "policy set --help" \
+	"network --help" "network set --help" \
 	"preset --help" "preset list --help"; do
 	# shellcheck disable=SC2086
 	"$WARDEN" $cmd >"$dir/out" || fail "$cmd exited $?"

@@ -45,12 +45,28 @@ static void test_outcomes_and_policies_round_trip(void **state)
 	assert_string_equal(warden_enforcement_name(warden_enforcement_parse("partial")), "partial");
 }
 
+static void test_network_knob_round_trips_and_nothing_else_parses(void **state)
+{
+	(void)state;
+	assert_int_equal(warden_network_parse("restricted"), WARDEN_NETWORK_RESTRICTED);
+	assert_int_equal(warden_network_parse("enabled"), WARDEN_NETWORK_ENABLED);
+	assert_string_equal(warden_network_name(WARDEN_NETWORK_RESTRICTED), "restricted");
+	assert_string_equal(warden_network_name(WARDEN_NETWORK_ENABLED), "enabled");
+	assert_int_equal(warden_network_parse("Enabled"), -1);
+	assert_int_equal(warden_network_parse("on"), -1);
+	assert_int_equal(warden_network_parse(""), -1);
+	assert_int_equal(warden_network_parse(NULL), -1);
+	assert_null(warden_network_name(0));
+	assert_null(warden_network_name(3));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_modes_round_trip_exactly),
 		cmocka_unit_test(test_unknown_or_near_miss_strings_are_rejected),
 		cmocka_unit_test(test_outcomes_and_policies_round_trip),
+		cmocka_unit_test(test_network_knob_round_trips_and_nothing_else_parses),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

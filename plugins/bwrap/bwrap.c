@@ -4,9 +4,10 @@
  *
  * confine() wraps an exact argv as
  *
- *   LAUNCHER BWRAP --ro-bind / / --dev /dev --unshare-pid --unshare-ipc
+ *   LAUNCHER [--netguard netns|host] [--unpin ROOT REL]...
+ *         BWRAP --ro-bind / / --dev /dev --unshare-pid --unshare-ipc
  *         --proc /proc --new-session --die-with-parent --cap-drop ALL
- *         [--unshare-user --disable-userns]
+ *         [--unshare-user --disable-userns] [--unshare-net]
  *         [workspace-write: --tmpfs /tmp --bind-fd N ROOT   (or --bind ROOT ROOT)
  *                           PINS]
  *         [--json-status-fd N]
@@ -53,6 +54,27 @@
  * nothing swapped between the host's check, this walk and bwrap's mounts
  * is what gets bound.  Without descriptor passing (`warden confine` prints
  * an argv) the binds name paths.
+ *
+ * The network (policy->network, plugin ABI 1.1; a v1.0 host gets
+ * `enabled`, what it asked for then):
+ *   restricted  --unshare-net: a network namespace of its own, with only a
+ *               loopback nobody else is on, so no IP socket reaches the
+ *               host, and the abstract unix namespace (per network
+ *               namespace) is the sandbox's own.  A pathname unix socket is
+ *               a file, and the read-only bind of / still lets connect()
+ *               reach it: the launcher's --netguard has bwrap load the
+ *               network guard (plugins/common/netguard.h), so the command
+ *               can make no unix socket at all (stream socketpairs stay).
+ *               `full`.  Without the launcher there is no guard: `partial`,
+ *               host pathname sockets stay reachable.  Where bwrap cannot
+ *               unshare the network (the probe says so), the guard refuses
+ *               every IP socket instead: still `full`.  What it cannot tell
+ *               apart: a unix socket the command's own tree serves from one
+ *               the host serves (both refused); a loopback TCP server of
+ *               its own tree does answer it (its own namespace).
+ *               allow_unix_sockets cannot be honoured: with the list
+ *               non-empty, confine() refuses.
+ *   enabled     the host's network namespace, no guard.
  *
  * LAUNCHER is warden-bwrap-exec (launcher.h): static, it moves the dynamic
  * loader's variables (LD_PRELOAD, LD_LIBRARY_PATH, ...) out of bwrap's
@@ -143,6 +165,8 @@ struct bwrap {
 	int level[2];           /* enum level per mode (index mode - 1) */
 	int pins;               /* PIN_* the workspace-write probe found working */
 	char pins_why[200];     /* why not all of them */
+	int netns[2];           /* 1: --unshare-net works (index mode - 1) */
+	char netns_why[2][160]; /* why not, when it does not */
 };
 
 /* Where git runs code or reads configuration inside the root's .git. */
@@ -386,6 +410,20 @@ static void base_flags(struct args *a, const char *launcher, const char *path,
 	}
 }
 
+/* The launcher, with its network guard when guard is not NULL ("netns":
+ * the command has its own network namespace; "host": it has not).
+ * Nothing when bwrap runs directly. */
+static void launcher_flags(struct args *a, const struct bwrap *b, const char *guard)
+{
+	if (!b->use_launcher)
+		return;
+	add(a, b->launcher);
+	if (guard != NULL) {
+		add(a, "--netguard");
+		add(a, guard);
+	}
+}
+
 /* ------------------------------------------------------------ probe */
 
 static long now_ms(void)
@@ -546,8 +584,8 @@ static int trusted_binary(const char *path, char *why, size_t whylen,
  * LEVEL_UNUSABLE, or -1 when out of memory (which proves nothing about
  * bwrap: no weaker level may stand in).  first: the first failure's
  * reason (kept when set); userns_why: why LEVEL_USERNS failed. */
-static int try_levels(struct bwrap *b, int mode, int pins, char *first,
-                      size_t firstlen, char *userns_why, size_t ulen)
+static int try_levels(struct bwrap *b, int mode, int pins, int netns,
+                      char *first, size_t firstlen, char *userns_why, size_t ulen)
 {
 	char why[320];
 	int level;
@@ -556,7 +594,12 @@ static int try_levels(struct bwrap *b, int mode, int pins, char *first,
 		struct args a = { NULL, 0, 0, 0 };
 		int rc;
 
-		base_flags(&a, b->use_launcher ? b->launcher : NULL, b->path, level);
+		/* What a restricted network adds: the guard, and with netns
+		 * a network namespace of its own. */
+		launcher_flags(&a, b, netns ? "netns" : "host");
+		base_flags(&a, NULL, b->path, level);
+		if (netns)
+			add(&a, "--unshare-net");
 		mode_flags(&a, mode, pins, b->use_launcher);
 		add(&a, "--");
 		add(&a, b->path);
@@ -583,7 +626,7 @@ static int bwrap_probe(void *state, int mode, struct warden_probe *out)
 	struct bwrap *b = state;
 	char first[200] = "", userns_why[200] = "";
 	size_t i;
-	int level = LEVEL_UNUSABLE, pins = 0;
+	int level = LEVEL_UNUSABLE, pins = 0, netns;
 
 	memset(out, 0, sizeof(*out));
 	if (mode != WARDEN_MODE_READ_ONLY && mode != WARDEN_MODE_WORKSPACE_WRITE) {
@@ -602,19 +645,29 @@ static int bwrap_probe(void *state, int mode, struct warden_probe *out)
 		snprintf(out->detail, sizeof(out->detail), "launcher %s", b->launcher_why);
 		return 0;
 	}
-	for (i = 0; i < sizeof(pin_sets) / sizeof(*pin_sets); i++) {
-		pins = mode == WARDEN_MODE_WORKSPACE_WRITE ? pin_sets[i] : 0;
-		level = try_levels(b, mode, pins, first, sizeof(first), userns_why,
-		                   sizeof(userns_why));
-		if (level < 0) {
-			snprintf(out->detail, sizeof(out->detail), "out of memory");
-			return -1;
+	/* First with what a restricted network adds, then, when nothing
+	 * works with it, without --unshare-net. */
+	for (netns = 1; netns >= 0; netns--) {
+		for (i = 0; i < sizeof(pin_sets) / sizeof(*pin_sets); i++) {
+			pins = mode == WARDEN_MODE_WORKSPACE_WRITE ? pin_sets[i] : 0;
+			level = try_levels(b, mode, pins, netns, first, sizeof(first),
+			                   userns_why, sizeof(userns_why));
+			if (level < 0) {
+				snprintf(out->detail, sizeof(out->detail), "out of memory");
+				return -1;
+			}
+			if (level != LEVEL_UNUSABLE || mode != WARDEN_MODE_WORKSPACE_WRITE)
+				break;
+			if (i == 0)
+				snprintf(b->pins_why, sizeof(b->pins_why), "%s", first);
 		}
-		if (level != LEVEL_UNUSABLE || mode != WARDEN_MODE_WORKSPACE_WRITE)
+		if (level != LEVEL_UNUSABLE)
 			break;
-		if (i == 0)
-			snprintf(b->pins_why, sizeof(b->pins_why), "%s", first);
+		if (netns)
+			snprintf(b->netns_why[mode - 1], sizeof(b->netns_why[mode - 1]),
+			         "%.150s", first);
 	}
+	b->netns[mode - 1] = netns == 1;
 	if (level == LEVEL_UNUSABLE) {
 		/* Report why the full flag set failed: the first reason. */
 		snprintf(out->detail, sizeof(out->detail), "%s", first);
@@ -662,6 +715,26 @@ static int bwrap_probe(void *state, int mode, struct warden_probe *out)
 		snprintf(out->detail, sizeof(out->detail), "%s", more);
 	}
 	return 0;
+}
+
+static int restricted_facts(const struct bwrap *b, int mode, char *detail,
+                            size_t len);
+
+/* probe() for a v1.1 host, with how a restricted network is held. */
+static int bwrap_probe2(void *state, int mode, struct warden_probe2 *out)
+{
+	struct bwrap *b = state;
+	struct warden_probe p;
+	int rc = bwrap_probe(state, mode, &p);
+
+	out->usable = p.usable;
+	out->enforcement = p.enforcement;
+	out->privilege_dropped = p.privilege_dropped;
+	memcpy(out->detail, p.detail, sizeof(out->detail));
+	if (rc == 0 && p.usable && WARDEN_PROBE2_HAS(out, network_detail))
+		out->network_enforcement = restricted_facts(b, mode, out->network_detail,
+		                                            sizeof(out->network_detail));
+	return rc;
 }
 
 /* ------------------------------------------------------------- pins */
@@ -997,6 +1070,8 @@ static int bwrap_facts(void *state, int mode, struct warden_probe2 *out)
 		return 0;
 	}
 	b->level[mode - 1] = LEVEL_USERNS;
+	/* The richest level has a network namespace of its own. */
+	b->netns[mode - 1] = 1;
 	if (mode == WARDEN_MODE_WORKSPACE_WRITE)
 		b->pins = PIN_TMPFS | PIN_FD;
 	out->usable = 1;
@@ -1013,6 +1088,9 @@ static int bwrap_facts(void *state, int mode, struct warden_probe2 *out)
 		         b->launcher_why, out->detail);
 		snprintf(out->detail, sizeof(out->detail), "%s", more);
 	}
+	if (WARDEN_PROBE2_HAS(out, network_detail))
+		out->network_enforcement = restricted_facts(b, mode, out->network_detail,
+		                                            sizeof(out->network_detail));
 	return 0;
 }
 
@@ -1267,6 +1345,77 @@ out:
 	return rc;
 }
 
+/* How a restricted network is held in mode (enum warden_enforcement),
+ * with what it is in detail. */
+static int restricted_facts(const struct bwrap *b, int mode, char *detail,
+                            size_t len)
+{
+	int m = mode - 1;
+
+	if (!b->use_launcher) {
+		snprintf(detail, len,
+		         "no launcher, so no network guard: unix sockets of the host stay reachable through the read-only bind%s",
+		         b->netns[m] ? "" : "; no network namespace either, so IP sockets reach the host");
+		return WARDEN_ENFORCEMENT_PARTIAL;
+	}
+	if (b->netns[m])
+		snprintf(detail, len,
+		         "a network namespace of its own (loopback only); the network guard refuses unix sockets (a unix server of the command's own tree is refused too)");
+	else
+		snprintf(detail, len,
+		         "bwrap cannot unshare the network (%.100s): the network guard refuses every IP and unix socket",
+		         b->netns_why[m]);
+	return WARDEN_ENFORCEMENT_FULL;
+}
+
+/* The network of policy (a v1.0 host passes none: it had no knob). */
+static int policy_network(const struct warden_policy *policy)
+{
+	return WARDEN_POLICY_HAS(policy, network) ? policy->network
+	                                          : WARDEN_NETWORK_ENABLED;
+}
+
+/*
+ * What a restricted network adds for mode: *guard is the launcher's
+ * --netguard (NULL: none), *unshare whether to pass --unshare-net; fills
+ * out's network facts.  Refuses what it cannot honour.
+ */
+static int network_plan(const struct bwrap *b, const struct warden_policy *policy,
+                        struct warden_confine_out *out, const char **guard,
+                        int *unshare, char *err, size_t errlen)
+{
+	int network = policy_network(policy), m = policy->mode - 1;
+	int has = WARDEN_CONFINE_OUT_HAS(out, network_detail);
+
+	*guard = NULL;
+	*unshare = 0;
+	if (network == WARDEN_NETWORK_ENABLED) {
+		if (has) {
+			out->network_enforcement = WARDEN_ENFORCEMENT_FULL;
+			out->network_detail[0] = '\0';
+		}
+		return 0;
+	}
+	if (network != WARDEN_NETWORK_RESTRICTED) {
+		WARDEN_PLUGIN_ERR(err, errlen, "bwrap: unknown network setting %d", network);
+		return -1;
+	}
+	if (WARDEN_POLICY_HAS(policy, n_allow_unix_sockets) &&
+	    policy->n_allow_unix_sockets > 0) {
+		WARDEN_PLUGIN_ERR(err, errlen,
+		                  "bwrap: allow_unix_socket %s cannot be let through: with the network restricted the command may not make a unix socket at all, so no named host socket can be reached (remove allow_unix_socket, or enable the network)",
+		                  policy->allow_unix_sockets[0]);
+		return -1;
+	}
+	*unshare = b->netns[m];
+	if (b->use_launcher)
+		*guard = b->netns[m] ? "netns" : "host";
+	if (has)
+		out->network_enforcement = restricted_facts(b, policy->mode, out->network_detail,
+		                                            sizeof(out->network_detail));
+	return 0;
+}
+
 static int bwrap_confine(void *state, const char *const *argv, size_t argc,
                          const struct warden_policy *policy,
                          struct warden_confine_out *out, char *err,
@@ -1275,8 +1424,9 @@ static int bwrap_confine(void *state, const char *const *argv, size_t argc,
 	struct bwrap *b = state;
 	const char *root = policy->workspace_root;
 	struct args pre = { NULL, 0, 0, 0 }, a = { NULL, 0, 0, 0 };
+	const char *guard;
 	size_t i;
-	int level, rc = -1;
+	int level, rc = -1, unshare;
 
 	if (policy->mode != WARDEN_MODE_READ_ONLY &&
 	    policy->mode != WARDEN_MODE_WORKSPACE_WRITE) {
@@ -1307,10 +1457,14 @@ static int bwrap_confine(void *state, const char *const *argv, size_t argc,
 		snprintf(out->detail, sizeof(out->detail),
 		         "no launcher: LD_PRELOAD and kin in the spawner's environment run code in bwrap");
 
-	/* pre: the launcher and its own options; a: bwrap and its. */
-	if (b->use_launcher)
-		add(&pre, b->launcher);
+	if (network_plan(b, policy, out, &guard, &unshare, err, errlen) < 0)
+		return -1;
+	/* pre: the launcher and its own options (--netguard first); a: bwrap
+	 * and its. */
+	launcher_flags(&pre, b, guard);
 	base_flags(&a, NULL, b->path, level);
+	if (unshare)
+		add(&a, "--unshare-net");
 	if (policy->mode == WARDEN_MODE_WORKSPACE_WRITE) {
 		if (!(b->pins & PIN_TMPFS)) {
 			out->enforcement = WARDEN_ENFORCEMENT_PARTIAL;
@@ -1401,6 +1555,7 @@ WARDEN_PLUGIN_EXPORT const struct warden_plugin warden_plugin = {
 	.open = bwrap_open,
 	.close = bwrap_close,
 	.probe = bwrap_probe,
+	.probe2 = bwrap_probe2,
 	.confine = bwrap_confine,
 	.denial_signatures = denial_signatures,
 	.n_denial_signatures = 1,

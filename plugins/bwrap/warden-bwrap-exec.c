@@ -2,7 +2,8 @@
  * warden-bwrap-exec — start bubblewrap with the dynamic loader's variables
  * moved out of its environment and into its command's.
  *
- *   warden-bwrap-exec BWRAP [ARG]...
+ *   warden-bwrap-exec [--netguard netns|host]
+ *                     [--unpin ROOT REL | --pin-text ROOT REL TEXT]... BWRAP [ARG]...
  *
  * bwrap is a dynamic program and, run by root, not a set-uid one: the
  * loader honours LD_PRELOAD, LD_LIBRARY_PATH, LD_AUDIT and their kin in
@@ -43,7 +44,8 @@
  * mount point on the host: an empty directory or file.  The backend names
  * each such path before BWRAP,
  *
- *   warden-bwrap-exec [--unpin ROOT REL | --pin-text ROOT REL TEXT]...
+ *   warden-bwrap-exec [--netguard netns|host]
+ *                     [--unpin ROOT REL | --pin-text ROOT REL TEXT]...
  *                     BWRAP [ARG]...
  *
  * --pin-text: a file that must hold TEXT while it is pinned (git's
@@ -60,6 +62,19 @@
  * holding TEXT (each reached from ROOT without following any link), then
  * ends as bwrap did: its exit status, or its signal.  A launcher killed
  * with SIGKILL removes nothing.
+ *
+ * Network.  --netguard (first, when given) holds a restricted network
+ * (DESIGN §2 "Network knob"): the launcher builds the network guard
+ * (plugins/common/netguard.h) into a memfd, after the descriptors above
+ * are closed, and hands it to bwrap as `--seccomp FD`, so bwrap loads it
+ * into the command right before exec (bwrap reads and closes the
+ * descriptor; the command never holds it).  `netns`: the command has a
+ * network namespace of its own (bwrap --unshare-net), where IP sockets
+ * reach nothing of the host's; `host`: it shares the host's, so no IP
+ * socket may exist.  Either way it can make no unix socket of its own: a
+ * pathname socket on the read-only host is still connect()able.  A seccomp
+ * program in bwrap's own options would replace the guard (bwrap keeps the
+ * last one): refused.
  *
  * Failure: one stderr line "warden-bwrap-exec: fatal: WHAT: WHY", exit
  * status 125, nothing run.
@@ -81,6 +96,7 @@
 #include <unistd.h>
 
 #include "launcher.h"
+#include "netguard.h"
 
 #ifndef __NR_close_range
 #define __NR_close_range 436
@@ -182,6 +198,61 @@ static int cmp_int(const void *a, const void *b)
 	int x = *(const int *)a, y = *(const int *)b;
 
 	return (x > y) - (x < y);
+}
+
+/* A memfd holding the network guard for bwrap --seccomp, inherited by
+ * bwrap (not close-on-exec).  Its number, or a fatal error. */
+static int netguard_fd(int flags)
+{
+	struct sock_filter insn[WARDEN_NETGUARD_MAX_INSNS];
+	const char *p = (const char *)insn;
+	size_t left;
+	ssize_t n;
+	int len, fd;
+
+	len = warden_netguard_build(flags, insn, WARDEN_NETGUARD_MAX_INSNS);
+	if (len < 0)
+		fatal("netguard", "build: %s", strerror(errno));
+	fd = (int)syscall(SYS_memfd_create, "warden-netguard", 0);
+	if (fd < 0)
+		fatal("netguard", "memfd_create: %s", strerror(errno));
+	for (left = (size_t)len * sizeof(*insn); left > 0; left -= (size_t)n, p += n) {
+		n = write(fd, p, left);
+		if (n < 0 && errno == EINTR) {
+			n = 0;
+			continue;
+		}
+		if (n <= 0)
+			fatal("netguard", "write: %s", n < 0 ? strerror(errno) : "short write");
+	}
+	if (lseek(fd, 0, SEEK_SET) != 0)
+		fatal("netguard", "lseek: %s", strerror(errno));
+	return fd;
+}
+
+/* --netguard KIND in front of everything else: the guard's flags, -1
+ * without it; *shift is how many arguments it took. */
+static int netguard_option(int argc, char **argv, int *shift)
+{
+	int i;
+
+	*shift = 0;
+	if (argc < 2 || strcmp(argv[1], "--netguard") != 0)
+		return -1;
+	if (argc < 3)
+		fatal("arguments", "--netguard needs netns or host");
+	*shift = 2;
+	/* bwrap keeps the last seccomp program it is given: none may follow. */
+	for (i = 3; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "--seccomp") == 0 ||
+		    strcmp(argv[i], "--add-seccomp-fd") == 0)
+			fatal("arguments", "%s with --netguard: the guard would be replaced",
+			      argv[i]);
+	if (strcmp(argv[2], "netns") == 0)
+		return WARDEN_NETGUARD_INET_ANY;
+	if (strcmp(argv[2], "host") == 0)
+		return 0;
+	fatal("arguments", "--netguard '%s': allowed: netns, host", argv[2]);
 }
 
 static void close_from(unsigned lo, unsigned hi)
@@ -430,13 +501,17 @@ int main(int argc, char **argv)
 	size_t n_env = 0, n_moved = 0, i, k = 0, e = 0, n_keep = 0, n_nulls = 0;
 	size_t n_u = 0, n_missing = 0;
 	struct unpin *u;
-	char **args, **env;
-	int *keep, *nulls, b0 = 1;
+	char **args, **env, seccomp_arg[16];
+	int *keep, *nulls, b0 = 1, guard, shift;
 	unsigned lo = 3;
 
 	/* Die with the spawner: kept across the exec of bwrap. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
 		fatal("prctl", "PR_SET_PDEATHSIG: %s", strerror(errno));
+	/* From here on argv[1] is the first argument after --netguard. */
+	guard = netguard_option(argc, argv, &shift);
+	argc -= shift;
+	argv += shift;
 	u = calloc((size_t)argc, sizeof(*u));
 	if (u == NULL)
 		fatal("arguments", "out of memory");
@@ -458,7 +533,7 @@ int main(int argc, char **argv)
 		b0 += 3 + text;
 	}
 	if (b0 >= argc)
-		fatal("arguments", "usage: warden-bwrap-exec [--unpin ROOT REL | --pin-text ROOT REL TEXT]... BWRAP [ARG]...");
+		fatal("arguments", "usage: warden-bwrap-exec [--netguard netns|host] [--unpin ROOT REL | --pin-text ROOT REL TEXT]... BWRAP [ARG]...");
 	if (argv[b0][0] != '/')
 		fatal("arguments", "'%s' is not an absolute path", argv[b0]);
 	keep = calloc((size_t)argc, sizeof(*keep));
@@ -492,11 +567,17 @@ int main(int argc, char **argv)
 		if (loader_name(environ[i]) > 0)
 			n_moved++;
 	}
-	args = calloc((size_t)argc + 3 * n_moved + 1, sizeof(*args));
+	if (guard >= 0)
+		snprintf(seccomp_arg, sizeof(seccomp_arg), "%d", netguard_fd(guard));
+	args = calloc((size_t)argc + 3 * n_moved + 3, sizeof(*args));
 	env = calloc(n_env + 1, sizeof(*env));
 	if (args == NULL || env == NULL)
 		fatal("arguments", "out of memory");
 	args[k++] = argv[b0];
+	if (guard >= 0) {
+		args[k++] = (char *)"--seccomp";
+		args[k++] = seccomp_arg;
+	}
 	for (i = 0; i < n_env; i++) {
 		size_t n = loader_name(environ[i]);
 		char *name;

@@ -3,7 +3,8 @@
  *
  * confine() wraps an exact argv as
  *
- *   RUNNER [--status-fd N] [--no-namespaces] [--rw ROOT | --rw-fd N] -- ARGV...
+ *   RUNNER [--status-fd N] [--no-namespaces] --network restricted|enabled
+ *          [--rw ROOT | --rw-fd N] -- ARGV...
  *
  * where RUNNER is warden-landlock-run (runner.h, warden-landlock-run.c):
  * read and execute everywhere, writes only under ROOT (workspace-write) and
@@ -47,6 +48,22 @@
  *                    session logs, plugins, runners) under the root, or a
  *                    root under such a path, is refused by name: confine()
  *                    fails and the host reports SANDBOX_UNAVAILABLE.
+ *
+ * The network (policy->network, plugin ABI 1.1; a v1.0 host gets
+ * `enabled`, what it asked for then):
+ *   restricted  `full` on every Landlock ABI: the runner's network guard
+ *               (plugins/common/netguard.h) leaves the command no unix
+ *               socket of its own (socket(AF_UNIX) refused; stream
+ *               socketpairs stay) and no IP socket but TCP, whose bind and
+ *               connect Landlock (ABI 4) refuses to every port; below ABI 4
+ *               no IP socket at all.  From ABI 6 abstract unix sockets are
+ *               scoped too.  What it cannot tell apart: a unix socket the
+ *               command's own tree serves from one the host serves (both
+ *               are refused, since the command cannot make one), and
+ *               loopback TCP to its own server from TCP to the host's (both
+ *               refused).  allow_unix_sockets cannot be honoured: with the
+ *               list non-empty, confine() refuses.
+ *   enabled     no network rule, no network guard, no abstract scoping.
  *
  * Config keys ([backend NAME] with plugin = landlock):
  *   runner   the runner binary, absolute (default: LIBEXEC/warden-landlock-run
@@ -360,6 +377,39 @@ static int landlock_probe(void *state, int mode, struct warden_probe *out)
 	return 0;
 }
 
+/* How a restricted network is held (enum warden_enforcement): the same
+ * in both modes. */
+static int restricted_facts(const struct landlock *l, char *detail, size_t len)
+{
+	if (l->abi >= 4)
+		snprintf(detail, len,
+		         "landlock ABI %d refuses every TCP bind and connect; the network guard refuses unix, UDP and raw sockets (a server of the command's own tree is refused too)",
+		         l->abi);
+	else
+		snprintf(detail, len,
+		         "landlock ABI %d governs no TCP: the network guard refuses every IP and unix socket",
+		         l->abi);
+	return WARDEN_ENFORCEMENT_FULL;
+}
+
+/* probe() for a v1.1 host, with how a restricted network is held. */
+static int landlock_probe2(void *state, int mode, struct warden_probe2 *out)
+{
+	struct landlock *l = state;
+	struct warden_probe p;
+	int rc = landlock_probe(state, mode, &p);
+
+	out->usable = p.usable;
+	out->enforcement = p.enforcement;
+	out->privilege_dropped = p.privilege_dropped;
+	memcpy(out->detail, p.detail, sizeof(out->detail));
+	if (rc == 0 && p.usable && WARDEN_PROBE2_HAS(out, network_detail))
+		out->network_enforcement = restricted_facts(l, out->network_detail,
+		                                            sizeof(out->network_detail));
+	return rc;
+	return rc;
+}
+
 /* The first line of a /proc/sys file as a number, or -1. */
 static long sysctl_value(const char *path)
 {
@@ -406,6 +456,9 @@ static int landlock_facts(void *state, int mode, struct warden_probe2 *out)
 		out->enforcement = p.enforcement;
 		out->privilege_dropped = p.privilege_dropped;
 		memcpy(out->detail, p.detail, sizeof(out->detail));
+		if (rc == 0 && p.usable && WARDEN_PROBE2_HAS(out, network_detail))
+			out->network_enforcement = restricted_facts(l, out->network_detail,
+			                                            sizeof(out->network_detail));
 		return rc;
 	}
 	if (!runner_trusted(l->runner, out->detail, sizeof(out->detail)))
@@ -432,10 +485,50 @@ static int landlock_facts(void *state, int mode, struct warden_probe2 *out)
 	out->usable = 1;
 	out->privilege_dropped = 1;
 	out->enforcement = mode_facts(l, mode, out->detail, sizeof(out->detail));
+	if (WARDEN_PROBE2_HAS(out, network_detail))
+		out->network_enforcement = restricted_facts(l, out->network_detail,
+		                                            sizeof(out->network_detail));
 	return 0;
 }
 
 /* ----------------------------------------------------------- confine */
+
+/* The network of policy (a v1.0 host passes none: it had no knob). */
+static int policy_network(const struct warden_policy *policy)
+{
+	return WARDEN_POLICY_HAS(policy, network) ? policy->network
+	                                          : WARDEN_NETWORK_ENABLED;
+}
+
+/* Refuses what the network guard cannot honour; fills out's network facts. */
+static int network_facts(const struct landlock *l, const struct warden_policy *policy,
+                         struct warden_confine_out *out, char *err, size_t errlen)
+{
+	int network = policy_network(policy);
+
+	if (network != WARDEN_NETWORK_RESTRICTED && network != WARDEN_NETWORK_ENABLED) {
+		WARDEN_PLUGIN_ERR(err, errlen, "landlock: unknown network setting %d", network);
+		return -1;
+	}
+	if (network == WARDEN_NETWORK_RESTRICTED &&
+	    WARDEN_POLICY_HAS(policy, n_allow_unix_sockets) &&
+	    policy->n_allow_unix_sockets > 0) {
+		WARDEN_PLUGIN_ERR(err, errlen,
+		                  "landlock: allow_unix_socket %s cannot be let through: with the network restricted the command may not make a unix socket at all, so no named host socket can be reached (remove allow_unix_socket, or enable the network)",
+		                  policy->allow_unix_sockets[0]);
+		return -1;
+	}
+	if (!WARDEN_CONFINE_OUT_HAS(out, network_detail))
+		return 0;
+	if (network == WARDEN_NETWORK_ENABLED) {
+		out->network_enforcement = WARDEN_ENFORCEMENT_FULL;
+		out->network_detail[0] = '\0';
+		return 0;
+	}
+	out->network_enforcement = restricted_facts(l, out->network_detail,
+	                                            sizeof(out->network_detail));
+	return 0;
+}
 
 /* Is path equal to root or below it?  Both are resolved. */
 static int inside(const char *path, const char *root)
@@ -566,6 +659,8 @@ static int landlock_confine(void *state, const char *const *argv, size_t argc,
 	if (check_read_only_paths(policy, root, err, errlen) < 0)
 		return -1;
 
+	if (network_facts(l, policy, out, err, errlen) < 0)
+		return -1;
 	out->enforcement = mode_facts(l, policy->mode, out->detail,
 	                              sizeof(out->detail));
 	out->privilege_dropped = 1;
@@ -580,6 +675,10 @@ static int landlock_confine(void *state, const char *const *argv, size_t argc,
 		out->evidence = WARDEN_EVIDENCE_EXEC_PIPE;
 	}
 	if (!l->namespaces && out->push_arg(out->sink, "--no-namespaces") < 0)
+		goto oom;
+	if (out->push_arg(out->sink, "--network") < 0 ||
+	    out->push_arg(out->sink, policy_network(policy) == WARDEN_NETWORK_RESTRICTED
+	                             ? "restricted" : "enabled") < 0)
 		goto oom;
 	if (ws && push_root(policy, out, root) < 0)
 		goto oom;
@@ -627,6 +726,7 @@ WARDEN_PLUGIN_EXPORT const struct warden_plugin warden_plugin = {
 	.open = landlock_open,
 	.close = landlock_close,
 	.probe = landlock_probe,
+	.probe2 = landlock_probe2,
 	.confine = landlock_confine,
 	.denial_signatures = denial_signatures,
 	.n_denial_signatures = 1,

@@ -1,7 +1,8 @@
 /*
  * warden-landlock-run — run one command inside a Landlock file-write boundary.
  *
- *   warden-landlock-run [--status-fd N] [--no-namespaces] [--ro PATH]...
+ *   warden-landlock-run [--status-fd N] [--no-namespaces]
+ *                       [--network restricted|enabled] [--ro PATH]...
  *                       [--rw PATH]... [--rw-fd N]... -- ARGV...
  *   warden-landlock-run --probe
  *
@@ -43,8 +44,10 @@
  *      this file know (1-7): read and execute everywhere (`/` and each
  *      --ro), every write-ish right (write, truncate, make/remove, refer,
  *      device ioctl, as far as the ABI has them) on each --rw and --rw-fd
- *      and on /dev/null; from ABI 6 on, signals and abstract unix sockets
- *      are scoped to the sandbox;
+ *      and on /dev/null; from ABI 6 on, signals are scoped to the sandbox;
+ *      with the network restricted (the default: --network enabled lifts
+ *      it), from ABI 4 on TCP bind and connect are refused to every port
+ *      and from ABI 6 on abstract unix sockets are scoped to the sandbox;
  *   6. sets no_new_privs and drops every capability: the bounding set
  *      (when it holds CAP_SETPCAP, the only way to change it; without it
  *      no_new_privs and an empty permitted set already keep exec from
@@ -53,7 +56,9 @@
  *   7. restricts itself and installs the seccomp guard (guard.h: an ioctl
  *      allowlist; metadata calls refused when nothing but /dev/null is
  *      writable, i.e. read-only; SysV IPC and mqueues refused with
- *      --no-namespaces);
+ *      --no-namespaces) and, with the network restricted, the network
+ *      guard (netguard.h: no unix socket of its own, no IP socket but TCP,
+ *      which Landlock holds, or none at all below ABI 4);
  *   8. execs the command.
  *
  * Finding the command: an ARGV[0] containing a slash is executed as given.
@@ -70,13 +75,15 @@
  * other copy is closed before).  A kernel whose Landlock ABI cannot govern
  * every write gets one informational line (runner.h) and the command runs.
  *
- * --probe confines a child exactly as a read-only run would, namespaces
- * included, without running anything, and prints
+ * --probe confines a child exactly as a read-only run with the network
+ * restricted would, namespaces included, without running anything, checks
+ * that the guards answer, and prints
  * "abi=N enforcement=full|partial namespaces=yes|no".
  */
 #include "config.h"
 
 #include "guard.h"
+#include "netguard.h"
 #include "runner.h"
 
 #include <errno.h>
@@ -96,6 +103,7 @@
 #include <sys/ipc.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -112,6 +120,12 @@ extern char **environ;
 #endif
 #ifndef LANDLOCK_ACCESS_FS_IOCTL_DEV
 #define LANDLOCK_ACCESS_FS_IOCTL_DEV (1ULL << 15)
+#endif
+#ifndef LANDLOCK_ACCESS_NET_BIND_TCP
+#define LANDLOCK_ACCESS_NET_BIND_TCP (1ULL << 0)
+#endif
+#ifndef LANDLOCK_ACCESS_NET_CONNECT_TCP
+#define LANDLOCK_ACCESS_NET_CONNECT_TCP (1ULL << 1)
 #endif
 #ifndef LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET
 #define LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0)
@@ -214,6 +228,8 @@ struct args {
 	int probe;
 	int status_fd;
 	int no_namespaces;
+	int network_enabled;    /* --network enabled; restricted otherwise */
+	int network_set;
 	const char **ro;
 	size_t n_ro;
 	const char **rw;
@@ -225,6 +241,7 @@ struct args {
 
 static const char usage[] =
 	"usage: warden-landlock-run [--status-fd N] [--no-namespaces] "
+	"[--network restricted|enabled] "
 	"[--ro PATH]... [--rw PATH]... [--rw-fd N]... -- COMMAND [ARG]... "
 	"| --probe";
 
@@ -288,6 +305,17 @@ static void parse_args(int argc, char **argv, struct args *a)
 			a->rw_fd[a->n_rw_fd++] = fd;
 		} else if (strcmp(opt, "--no-namespaces") == 0) {
 			a->no_namespaces = 1;
+		} else if (strcmp(opt, "--network") == 0) {
+			if (a->network_set)
+				fatal(opt, "given twice");
+			if (i + 1 >= argc)
+				fatal(opt, "missing restricted|enabled (%s)", usage);
+			i++;
+			if (strcmp(argv[i], "enabled") == 0)
+				a->network_enabled = 1;
+			else if (strcmp(argv[i], "restricted") != 0)
+				fatal(opt, "'%s': allowed: restricted, enabled", argv[i]);
+			a->network_set = 1;
 		} else if (strcmp(opt, "--status-fd") == 0) {
 			if (a->status_fd >= 0)
 				fatal(opt, "given twice");
@@ -349,7 +377,8 @@ static void take_status_fd_early(int argc, char **argv)
 
 	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
 		if (strcmp(argv[i], "--ro") == 0 || strcmp(argv[i], "--rw") == 0 ||
-		    strcmp(argv[i], "--rw-fd") == 0) {
+		    strcmp(argv[i], "--rw-fd") == 0 ||
+		    strcmp(argv[i], "--network") == 0) {
 			i++;
 			continue;
 		}
@@ -511,11 +540,18 @@ static int build_ruleset(int abi, const struct args *a)
 	uint64_t write = fs & ~(uint64_t)ACCESS_READ;
 
 	attr.handled_access_fs = fs;
-	if (abi >= 4)
+	if (abi >= 4) {
+		/* Handled with no rule that allows any port: no TCP bind or
+		 * connect at all while the network is restricted. */
+		if (!a->network_enabled)
+			attr.handled_access_net = LANDLOCK_ACCESS_NET_BIND_TCP |
+			                          LANDLOCK_ACCESS_NET_CONNECT_TCP;
 		size = offsetof(struct ruleset_attr, scoped);
+	}
 	if (abi >= 6) {
-		attr.scoped = LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET |
-		              LANDLOCK_SCOPE_SIGNAL;
+		attr.scoped = LANDLOCK_SCOPE_SIGNAL;
+		if (!a->network_enabled)
+			attr.scoped |= LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET;
 		size = sizeof attr;
 	}
 	int ruleset = (int)syscall(__NR_landlock_create_ruleset, &attr, size, 0);
@@ -603,6 +639,11 @@ static void confine(int abi, const struct args *a, unsigned guard)
 	if (warden_guard_install(guard) < 0)
 		fatal("seccomp", "install the metadata guard: %s",
 		      strerror(errno));
+	/* From ABI 4 on Landlock refuses every TCP bind and connect, so TCP
+	 * sockets may exist; below it no IP socket may. */
+	if (!a->network_enabled &&
+	    warden_netguard_install(abi >= 4 ? WARDEN_NETGUARD_INET_TCP : 0) < 0)
+		fatal("seccomp", "install the network guard: %s", strerror(errno));
 }
 
 /* ----------------------------------------------------------------- exec */
@@ -948,6 +989,9 @@ static void probe_guard(void)
 	/* The guard must now answer for fchmod before the kernel does. */
 	if (syscall(__NR_fchmod, -1, 0) == 0 || errno != EACCES)
 		fatal("probe", "the metadata guard is not in effect");
+	/* And the network guard for a unix socket of its own. */
+	if (socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0) >= 0 || errno != EACCES)
+		fatal("probe", "the network guard is not in effect");
 }
 
 /* In a child of --probe: what a read-only run gets, checked for real. */

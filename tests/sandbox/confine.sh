@@ -27,9 +27,10 @@ expect_error() {
 
 echo "---- backend order and text output"
 if w confine --root "$WS" -- echo hi >"$T/out"; then
-	first=$(head -n 2 "$T/out" | tr '\n' ' ')
+	first=$(head -n 4 "$T/out" | tr '\n' ' ')
 	tail3=$(tail -n 3 "$T/out" | tr '\n' ' ')
-	if [ "$first" = "$LAUNCHER /usr/bin/bwrap " ] && [ "$tail3" = "-- echo hi " ]; then
+	# The network is restricted by default: the launcher loads the guard.
+	if [ "$first" = "$LAUNCHER --netguard netns /usr/bin/bwrap " ] && [ "$tail3" = "-- echo hi " ]; then
 		ok "bwrap, the first section, confines through its launcher; the command ends the argv"
 	else
 		fail "text output: $(cat "$T/out")"
@@ -43,6 +44,51 @@ if w confine --backend landlock --root "$WS" -- echo hi >"$T/out" &&
 else
 	fail "--backend landlock: $(cat "$T/out")"
 fi
+
+echo "---- the network: --network, the argv, the facts"
+for b in bwrap landlock; do
+	for n in restricted enabled; do
+		if w confine --backend "$b" --network "$n" --root "$WS" --json -- true >"$T/n.json"; then
+			argv=$(json_get "$T/n.json" argv | tr '\n' ' ')
+			case $b/$n in
+			bwrap/restricted) want="$LAUNCHER --netguard netns /usr/bin/bwrap "
+				has="--unshare-net" ;;
+			bwrap/enabled) want="$LAUNCHER /usr/bin/bwrap " has= ;;
+			landlock/*) want="$RUNNER " has="--network $n" ;;
+			esac
+			case $argv in
+			"$want"*) ok "$b $n: the argv starts '$want'" ;;
+			*) fail "$b $n: argv $argv" ;;
+			esac
+			if [ -n "$has" ]; then
+				case $argv in
+				*" $has "*) ok "$b $n: carries $has" ;;
+				*) fail "$b $n: no $has in $argv" ;;
+				esac
+			elif [ "$b" = bwrap ]; then
+				case $argv in
+				*--unshare-net*|*--netguard*) fail "$b enabled: $argv" ;;
+				*) ok "$b enabled: no network namespace, no guard" ;;
+				esac
+			fi
+			[ "$(json_get "$T/n.json" network)" = "$n" ] &&
+				[ "$(json_get "$T/n.json" network_source)" = explicit ] &&
+				[ "$(json_get "$T/n.json" network_enforcement)" = full ] &&
+				ok "$b $n: network facts" ||
+				fail "$b $n: network facts $(cat "$T/n.json")"
+		else
+			fail "$b $n: confine failed: $(cat "$T/n.json")"
+		fi
+	done
+done
+w confine --root "$WS" --json -- true >"$T/n.json" &&
+	[ "$(json_get "$T/n.json" network)" = restricted ] &&
+	[ "$(json_get "$T/n.json" network_source)" = config ] &&
+	ok "without --network: restricted, from the config's default" ||
+	fail "default network: $(cat "$T/n.json")"
+w confine --network open --root "$WS" -- true >"$T/out" 2>"$T/err"
+[ $? -eq 64 ] && grep -q "restricted or enabled" "$T/err" && [ ! -s "$T/out" ] &&
+	ok "--network open is a usage error" || fail "--network open: $(cat "$T/err")"
 
 echo "---- exact argv: -0 and --json"
 nl='

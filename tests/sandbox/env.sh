@@ -135,9 +135,10 @@ for m in read-only workspace-write; do
 		ok "$b $m: the runner is $want whatever PATH says" ||
 		fail "$b $m: the runner is '$first' with PATH into the workspace"
 	if [ $b = bwrap ]; then
-		# bwrap follows the launcher and its own options (--unpin ROOT REL).
+		# bwrap follows the launcher and its own options (--netguard KIND,
+		# --unpin ROOT REL).
 		[ "$(json_get "$T/c2.json" argv | awk 'NR == 1 { next }
-			$0 == "--unpin" { skip = 2; next } skip > 0 { skip--; next }
+			$0 == "--unpin" { skip = 2; next } $0 == "--netguard" { skip = 1; next } skip > 0 { skip--; next }
 			{ print; exit }')" = /usr/bin/bwrap ] ||
 			fail "$b $m: bwrap is not /usr/bin/bwrap with PATH into the workspace"
 	fi
