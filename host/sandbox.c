@@ -920,6 +920,7 @@ static int unheld_path(const struct warden_policy *policy,
  * full when it said nothing (ABI 1.0) or the command keeps privileges.
  * -1 with why on a contract breach. */
 static int network_facts(const struct warden_policy *policy,
+                         const struct probe_cache *judged,
                          struct warden_confine_out *co,
                          struct warden_confined *c, char *why, size_t whylen)
 {
@@ -942,6 +943,13 @@ static int network_facts(const struct warden_policy *policy,
 	snprintf(c->network_detail, sizeof(c->network_detail), "%s",
 	         co->network_enforcement != 0 ? co->network_detail
 	         : "the backend does not say how it restricts the network (plugin ABI 1.0)");
+	if (c->network_enforcement == WARDEN_ENFORCEMENT_FULL && judged != NULL &&
+	    judged->network_enforcement == WARDEN_ENFORCEMENT_PARTIAL) {
+		/* Never more than the probe (or the facts) promised. */
+		c->network_enforcement = WARDEN_ENFORCEMENT_PARTIAL;
+		snprintf(c->network_detail, sizeof(c->network_detail), "%s",
+		         judged->network_detail);
+	}
 	if (c->network_enforcement == WARDEN_ENFORCEMENT_FULL && !c->privilege_dropped) {
 		c->network_enforcement = WARDEN_ENFORCEMENT_PARTIAL;
 		snprintf(c->network_detail, sizeof(c->network_detail),
@@ -953,6 +961,7 @@ static int network_facts(const struct warden_policy *policy,
 /* Runs backend b's confine(); on success fills *out.  On a contract
  * breach or a failure writes the reason to `why` and returns -1. */
 static int try_backend(struct warden_loaded *b, const struct warden_probe *probe,
+                       const struct probe_cache *judged,
                        const char *const *argv, size_t argc,
                        const struct warden_policy *policy, int flags,
                        struct warden_confined **out, char *why, size_t whylen)
@@ -1059,7 +1068,7 @@ static int try_backend(struct warden_loaded *b, const struct warden_probe *probe
 		snprintf(why, whylen, "broken signature or rule table, or out of memory");
 		goto fail;
 	}
-	if (network_facts(policy, &co, c, why, whylen) < 0)
+	if (network_facts(policy, judged, &co, c, why, whylen) < 0)
 		goto fail;
 	if (c->writable_roots == NULL) {
 		c->writable_roots = calloc(1, sizeof(char *));
@@ -1137,7 +1146,10 @@ static int confine(struct warden_sandbox *svc, const char *only,
 			if (require_full && probe.enforcement != WARDEN_ENFORCEMENT_FULL) {
 				snprintf(why, sizeof(why), "partial (%s), and require_full is set",
 				         probe.detail[0] ? probe.detail : "no detail");
-			} else if (try_backend(b, &probe, argv, argc, &pol, flags, out,
+			} else if (try_backend(b, &probe,
+			                       (by_facts ? svc->facts : svc->cache) +
+			                       i * 2 + (size_t)(pol.mode - 1),
+			                       argv, argc, &pol, flags, out,
 			                       why, sizeof(why)) == 0) {
 				if (!require_full ||
 				    ((*out)->enforcement == WARDEN_ENFORCEMENT_FULL &&

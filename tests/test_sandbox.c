@@ -37,6 +37,8 @@ struct fake {
 	int holds;              /* sets read_only_held */
 	const char *runner;     /* the runner it names, NULL: /usr/bin/runner */
 	int net;                /* network_enforcement it reports, 0: none */
+	int judged_net;         /* what its probe2 and facts() say of it */
+	int facts;              /* facts() calls */
 	int last_network;
 };
 
@@ -1020,6 +1022,104 @@ static void test_require_full_covers_a_restricted_network(void **s)
 	warden_sandbox_free(svc);
 }
 
+/* probe2 and facts() of a backend whose confine says more of the network
+ * than its judgement did. */
+static void judged_network(const struct fake *f, struct warden_probe2 *out,
+                           const char *how)
+{
+	out->usable = f->usable;
+	out->enforcement = f->enforcement;
+	out->privilege_dropped = f->privilege_dropped;
+	snprintf(out->detail, sizeof(out->detail), "%s by %s", f->name, how);
+	out->network_enforcement = f->judged_net;
+	snprintf(out->network_detail, sizeof(out->network_detail),
+	         "%s's %s: unix sockets reachable", f->name, how);
+}
+
+static int fake_facts_op(void *state, int mode, struct warden_probe2 *out)
+{
+	struct fake *f = state;
+
+	(void)mode;
+	f->facts++;
+	judged_network(f, out, "facts");
+	return 0;
+}
+
+static int fake_probe2_op(void *state, int mode, struct warden_probe2 *out)
+{
+	struct fake *f = state;
+
+	(void)mode;
+	f->probes++;
+	judged_network(f, out, "probe");
+	return 0;
+}
+
+static void test_require_full_covers_the_network_judged_by_facts_or_probe(void **s)
+{
+	struct warden_sandbox *svc;
+	struct warden_confined *c = NULL;
+	struct warden_error err = { 0, "" };
+	struct warden_policy p = policy(WARDEN_MODE_READ_ONLY, root, -1);
+	int flags;
+
+	(void)s;
+	p.network = WARDEN_NETWORK_RESTRICTED;
+	for (flags = 0; flags <= WARDEN_CONFINE_FACTS; flags += WARDEN_CONFINE_FACTS) {
+		const char *how = flags ? "facts" : "probe";
+		char want[128];
+
+		/* Its confine claims full; what judged it said partial. */
+		backend(0, "leaky", 1, WARDEN_ENFORCEMENT_FULL, 1);
+		fakes[0].net = WARDEN_ENFORCEMENT_FULL;
+		fakes[0].judged_net = WARDEN_ENFORCEMENT_PARTIAL;
+		loaded[0].desc.probe2 = fake_probe2_op;
+		loaded[0].desc.facts = fake_facts_op;
+		svc = service(1);
+		c = (void *)1;
+		assert_int_equal(warden_sandbox_confine_flags(svc, cmd, 1, &p,
+		                                              flags | WARDEN_CONFINE_REQUIRE_FULL,
+		                                              &c, &err), -WARDEN_EREFUSED);
+		assert_null(c);
+		snprintf(want, sizeof(want), "leaky: network partial (leaky's %s: unix sockets reachable)", how);
+		assert_non_null(strstr(err.msg, want));
+		assert_int_equal(fakes[0].facts, flags ? 1 : 0);
+		assert_int_equal(fakes[0].probes, flags ? 0 : 1);
+		/* Without require_full it runs, and says partial. */
+		assert_int_equal(warden_sandbox_confine_flags(svc, cmd, 1, &p, flags, &c, &err), 0);
+		assert_int_equal(c->network_enforcement, WARDEN_ENFORCEMENT_PARTIAL);
+		assert_int_equal(c->proven_by_facts, flags ? 1 : 0);
+		snprintf(want, sizeof(want), "leaky's %s: unix sockets reachable", how);
+		assert_string_equal(c->network_detail, want);
+		warden_confined_free(c);
+		/* The network enabled: nothing to hold, require_full is met. */
+		p.network = WARDEN_NETWORK_ENABLED;
+		assert_int_equal(warden_sandbox_confine_flags(svc, cmd, 1, &p,
+		                                              flags | WARDEN_CONFINE_REQUIRE_FULL,
+		                                              &c, &err), 0);
+		assert_int_equal(c->network_enforcement, WARDEN_ENFORCEMENT_FULL);
+		warden_confined_free(c);
+		p.network = WARDEN_NETWORK_RESTRICTED;
+		warden_sandbox_free(svc);
+
+		/* Judged full and confined full: full, require_full met. */
+		backend(0, "tight", 1, WARDEN_ENFORCEMENT_FULL, 1);
+		fakes[0].net = WARDEN_ENFORCEMENT_FULL;
+		fakes[0].judged_net = WARDEN_ENFORCEMENT_FULL;
+		loaded[0].desc.probe2 = fake_probe2_op;
+		loaded[0].desc.facts = fake_facts_op;
+		svc = service(1);
+		assert_int_equal(warden_sandbox_confine_flags(svc, cmd, 1, &p,
+		                                              flags | WARDEN_CONFINE_REQUIRE_FULL,
+		                                              &c, &err), 0);
+		assert_int_equal(c->network_enforcement, WARDEN_ENFORCEMENT_FULL);
+		assert_int_equal(c->proven_by_facts, flags ? 1 : 0);
+		warden_confined_free(c);
+		warden_sandbox_free(svc);
+	}
+}
+
 static void test_bad_network_requests_reach_no_backend(void **s)
 {
 	static const char *const sockets[] = { "relative.sock" };
@@ -1070,6 +1170,7 @@ int main(void)
 		cmocka_unit_test(test_handed_over_descriptors_reach_the_runner_and_nothing_else),
 		cmocka_unit_test(test_network_facts_are_what_the_backend_says_and_never_more),
 		cmocka_unit_test(test_require_full_covers_a_restricted_network),
+		cmocka_unit_test(test_require_full_covers_the_network_judged_by_facts_or_probe),
 		cmocka_unit_test(test_bad_network_requests_reach_no_backend),
 	};
 
