@@ -627,6 +627,12 @@ static int check_request(const struct warden_approval_request *req,
 		                        "requested mode '%s' is not a mode "
 		                        "(read-only, workspace-write, "
 		                        "danger-full-access)", req->requested_mode);
+	if (req->requested_network != NULL && req->requested_network[0] != '\0' &&
+	    warden_network_parse(req->requested_network) < 0)
+		return warden_error_set(err, WARDEN_EUSAGE, "approval: "
+		                        "requested network '%s' is not a network "
+		                        "setting (restricted, enabled)",
+		                        req->requested_network);
 	if (req->deadline_ms < 0)
 		return warden_error_set(err, WARDEN_EUSAGE, "approval: a "
 		                        "negative deadline");
@@ -717,6 +723,7 @@ static int append_asked(struct warden_session *s, const char *id,
 	    set_opt(o, "call_id", req->call_id) < 0 ||
 	    set_opt(o, "reason", req->reason) < 0 ||
 	    set_opt(o, "requested_mode", req->requested_mode) < 0 ||
+	    set_opt(o, "requested_network", req->requested_network) < 0 ||
 	    set_command(o, req) < 0 ||
 	    set_opt(o, "policy", warden_policy_name(policy)) < 0) {
 		json_decref(o);
@@ -847,6 +854,7 @@ int warden_approval_ask(struct warden_approval *a, struct warden_session *s,
 		memset(&wr, 0, sizeof(wr));
 		wr.struct_size = sizeof(wr);
 		wr.program = wr.interpreter = wr.path = "";
+		wr.requested_network = opt(req->requested_network);
 		wr.session_id = warden_session_id(s);
 		wr.request_id = res.request_id;
 		wr.tool = req->tool;

@@ -79,6 +79,9 @@ struct warden_approval_request {
 	const char *requested_mode; /* optional: for an escalation, the mode
 	                               asked for ("danger-full-access"); must
 	                               be a mode name of DESIGN §1 */
+	const char *requested_network; /* optional: for an escalation, the
+	                               network asked for ("enabled"); must be
+	                               a network name of DESIGN §1 */
 	long deadline_ms;           /* optional: > 0 withdraws the request
 	                               (`cancelled`) after this many ms */
 	/* optional: the command the request is about, as it will run

@@ -4,7 +4,7 @@
  *
  *   warden run [--json] [--result-fd N] [--timeout S] [--require-full]
  *              [--cwd DIR] [--call-id C]
- *              [--escalate MODE --justification TEXT]
+ *              [--escalate MODE] [--escalate-network] [--justification TEXT]
  *              (-c 'COMMAND' | -- ARGV...)
  *
  * This file parses the options and prints; the run itself (resolve,
@@ -48,6 +48,7 @@ struct run_opts {
 	int require_full;       /* --require-full */
 	long timeout_ms;        /* 0: none */
 	int escalate;           /* requested mode, 0: none */
+	int escalate_network;   /* --escalate-network */
 	const char *justification;
 	const char *cwd;        /* --cwd */
 	const char *call_id;    /* --call-id */
@@ -61,7 +62,8 @@ static void usage(FILE *f)
 	fprintf(f,
 	        "usage: warden [--session ID] run [--json] [--result-fd N] [--timeout S]\n"
 	        "                  [--require-full] [--cwd DIR] [--call-id C]\n"
-	        "                  [--escalate MODE --justification TEXT]\n"
+	        "                  [--escalate MODE] [--escalate-network]\n"
+	        "                  [--justification TEXT]\n"
 	        "                  (-c 'COMMAND' | -- ARGV...)\n"
 	        "\n"
 	        "Runs one command inside the sandbox mode that policy resolution\n"
@@ -91,6 +93,10 @@ static void usage(FILE *f)
 	        "  --escalate MODE     ask the approval service to run this command\n"
 	        "                      once under MODE (workspace-write or\n"
 	        "                      danger-full-access); needs --justification\n"
+	        "  --escalate-network  ask the approval service to run this command\n"
+	        "                      once with the network enabled (alone, under\n"
+	        "                      the session's mode, or with --escalate MODE);\n"
+	        "                      needs --justification\n"
 	        "  --justification TEXT  why the escalation is needed (the reason\n"
 	        "                      the answerers see)\n"
 	        "                      An escalation shows the answerers the argv, the\n"
@@ -175,12 +181,14 @@ static int parse_timeout(const char *s, long *ms)
 static int parse_opts(int argc, char **argv, struct run_opts *o, int *help)
 {
 	enum { OPT_JSON = 256, OPT_TIMEOUT, OPT_REQUIRE_FULL, OPT_ESCALATE,
-	       OPT_JUSTIFICATION, OPT_CWD, OPT_CALL_ID, OPT_RESULT_FD };
+	       OPT_ESCALATE_NETWORK, OPT_JUSTIFICATION, OPT_CWD, OPT_CALL_ID,
+	       OPT_RESULT_FD };
 	static const struct option longs[] = {
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "require-full", no_argument, NULL, OPT_REQUIRE_FULL },
 		{ "escalate", required_argument, NULL, OPT_ESCALATE },
+		{ "escalate-network", no_argument, NULL, OPT_ESCALATE_NETWORK },
 		{ "justification", required_argument, NULL, OPT_JUSTIFICATION },
 		{ "cwd", required_argument, NULL, OPT_CWD },
 		{ "call-id", required_argument, NULL, OPT_CALL_ID },
@@ -222,6 +230,9 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, int *help)
 				return warden_cli_usage("run: --escalate '%s': escalate to workspace-write or danger-full-access",
 				                        optarg);
 			break;
+		case OPT_ESCALATE_NETWORK:
+			o->escalate_network = 1;
+			break;
 		case OPT_JUSTIFICATION:
 			o->justification = optarg;
 			break;
@@ -253,8 +264,10 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, int *help)
 	}
 	if (o->escalate && (o->justification == NULL || o->justification[0] == '\0'))
 		return warden_cli_usage("run: --escalate needs --justification TEXT (why the command needs that mode)");
-	if (!o->escalate && o->justification != NULL)
-		return warden_cli_usage("run: --justification goes with --escalate MODE");
+	if (o->escalate_network && (o->justification == NULL || o->justification[0] == '\0'))
+		return warden_cli_usage("run: --escalate-network needs --justification TEXT (why the command needs the network)");
+	if (!o->escalate && !o->escalate_network && o->justification != NULL)
+		return warden_cli_usage("run: --justification goes with --escalate MODE or --escalate-network");
 	if (optind < argc) {
 		if (o->command != NULL)
 			return warden_cli_usage("run: give either -c COMMAND or -- ARGV..., not both");
@@ -392,6 +405,7 @@ int warden_cmd_run(struct warden_cli *cli, int argc, char **argv)
 	req.timeout_ms = o.timeout_ms;
 	req.require_full = o.require_full;
 	req.escalate = o.escalate;
+	req.escalate_network = o.escalate_network;
 	req.justification = o.justification;
 	req.cwd = o.cwd;
 	req.call_id = o.call_id;

@@ -183,14 +183,30 @@ static int program_check(const char *name, int dirfd, char *why, size_t whylen)
 
 /* ------------------------------------------------------------ escalation */
 
+/* What an escalation asks for, in words: "MODE", "network enabled" or
+ * "MODE with network enabled". */
+static const char *escalation_words(const struct warden_run_request *req,
+                                    char *buf, size_t len)
+{
+	if (req->escalate && req->escalate_network)
+		snprintf(buf, len, "%s with network enabled",
+		         warden_mode_name(req->escalate));
+	else if (req->escalate)
+		snprintf(buf, len, "%s", warden_mode_name(req->escalate));
+	else
+		snprintf(buf, len, "network enabled");
+	return buf;
+}
+
 /*
  * Asks the approval service whether this command may run once under
- * `mode`: tool bash, the command as subject, the justification as reason
- * (DESIGN §3).  The service audits the request in the session's log and
- * returns no outcome when it cannot: the caller then refuses.
+ * `mode` (0: the session's) and with `network` (0: the session's): tool
+ * bash, the command as subject, the justification as reason (DESIGN §3).
+ * The service audits the request in the session's log and returns no
+ * outcome when it cannot: the caller then refuses.
  */
 static int ask_escalation(struct warden_consumer *c, struct warden_session *s,
-                          int mode, const char *subject,
+                          int mode, int network, const char *subject,
                           const struct warden_run_request *run,
                           const struct warden_run_report *rep,
                           const struct warden_program *prog,
@@ -206,7 +222,8 @@ static int ask_escalation(struct warden_consumer *c, struct warden_session *s,
 	req.subject = subject;
 	req.call_id = run->call_id;
 	req.reason = run->justification;
-	req.requested_mode = warden_mode_name(mode);
+	req.requested_mode = mode ? warden_mode_name(mode) : NULL;
+	req.requested_network = network ? warden_network_name(network) : NULL;
 	req.argv = rep->argv;
 	req.argc = rep->argc;
 	req.program = prog;
@@ -277,7 +294,7 @@ json_t *warden_run_report_json(const struct warden_run_report *rep)
 	                                          : json_null());
 	json_object_set_new(o, "call_id", rep->call_id != NULL && rep->call_id[0]
 	                    ? json_or_null(warden_json_string_lossy(rep->call_id)) : json_null());
-	if (rep->escalated_mode) {
+	if (rep->escalated_mode || rep->escalated_network) {
 		json_t *delegated = json_array();
 
 		for (i = 0; i < rep->n_escalation_delegated &&
@@ -285,8 +302,13 @@ json_t *warden_run_report_json(const struct warden_run_report *rep)
 			json_array_append_new(delegated, json_or_null(
 				warden_json_string_lossy(rep->escalation_delegated[i])));
 		json_object_set_new(o, "escalation",
-		                    json_pack("{s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:b,s:o,s:o}",
-		                              "mode", warden_mode_name(rep->escalated_mode),
+		                    json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:b,s:o,s:o}",
+		                              "mode", rep->escalated_mode
+		                              ? json_string(warden_mode_name(rep->escalated_mode))
+		                              : json_null(),
+		                              "network", rep->escalated_network
+		                              ? json_string(warden_network_name(rep->escalated_network))
+		                              : json_null(),
 		                              "outcome", rep->escalation_outcome
 		                              ? json_string(warden_outcome_name(rep->escalation_outcome))
 		                              : json_null(),
@@ -743,6 +765,8 @@ static int describe(struct run_ctx *x, struct warden_run_report *rep,
 	int r;
 
 	roots[0] = root;
+	char what[128];
+
 	r = warden_program_env(&x->prog, environ, x->patterns, x->n_patterns,
 	                       roots, 1, err);
 	if (r == 0)
@@ -753,7 +777,7 @@ static int describe(struct run_ctx *x, struct warden_run_report *rep,
 		rep->refused = "escalation";
 		snprintf(rep->reason, sizeof(rep->reason),
 		         "escalation to %s was not asked: %s",
-		         warden_mode_name(x->req->escalate), err->msg);
+		         escalation_words(x->req, what, sizeof(what)), err->msg);
 		warden_error_clear(err);
 		return 0;
 	}
@@ -767,20 +791,24 @@ static int escalate(struct run_ctx *x, struct warden_run_report *rep,
 {
 	const struct warden_run_request *req = x->req;
 	struct warden_approval_result ares;
-	char *subject, who[768];
+	char *subject, who[768], what[128];
 	int r;
 
+	escalation_words(req, what, sizeof(what));
 	if (x->session == NULL)
 		return warden_error_set(err, WARDEN_EUSAGE,
-		                        "run: --escalate needs a session (--session ID or WARDEN_SESSION): the approval is recorded in its log");
+		                        "run: %s needs a session (--session ID or WARDEN_SESSION): the approval is recorded in its log",
+		                        req->escalate ? "--escalate" : "--escalate-network");
 	subject = req->command != NULL ? strdup(req->command)
 	                               : warden_run_subject(rep->argv, rep->argc);
 	if (subject == NULL)
 		return warden_error_set(err, WARDEN_EOS, "run: out of memory");
-	r = ask_escalation(x->c, x->session, req->escalate, subject, req, rep,
-	                   &x->prog, &ares, err);
+	r = ask_escalation(x->c, x->session, req->escalate,
+	                   req->escalate_network ? WARDEN_NETWORK_ENABLED : 0,
+	                   subject, req, rep, &x->prog, &ares, err);
 	free(subject);
 	rep->escalated_mode = req->escalate;
+	rep->escalated_network = req->escalate_network ? WARDEN_NETWORK_ENABLED : 0;
 	/* The report keeps what the answerer was shown. */
 	snprintf(rep->program, sizeof(rep->program), "%s", x->prog.path);
 	rep->program_writable = x->prog.writable;
@@ -796,7 +824,7 @@ static int escalate(struct run_ctx *x, struct warden_run_report *rep,
 		rep->refused = "escalation";
 		snprintf(rep->reason, sizeof(rep->reason),
 		         "escalation to %s could not be asked: %s",
-		         warden_mode_name(req->escalate), err->msg);
+		         what, err->msg);
 		warden_error_clear(err);
 		return 0;
 	}
@@ -811,7 +839,7 @@ static int escalate(struct run_ctx *x, struct warden_run_report *rep,
 	if (ares.outcome == WARDEN_OUTCOME_ALLOWED_ONCE) {
 		if (req->notice != NULL) {
 			snprintf(who, sizeof(who), "escalation to %s allowed once (answerer %s%s%.400s)",
-			         warden_mode_name(req->escalate),
+			         what,
 			         ares.answerer[0] ? ares.answerer : "?",
 			         ares.reason[0] ? ": " : "", ares.reason);
 			req->notice(req->notice_arg, who);
@@ -830,7 +858,7 @@ static int escalate(struct run_ctx *x, struct warden_run_report *rep,
 		                                                : "no answerer decided");
 	snprintf(rep->reason, sizeof(rep->reason),
 	         "escalation to %s was not granted: the approval outcome is %s: %.400s",
-	         warden_mode_name(req->escalate), warden_outcome_name(ares.outcome),
+	         what, warden_outcome_name(ares.outcome),
 	         who);
 	return 0;
 }
@@ -1033,7 +1061,8 @@ static int run_flow(struct run_ctx *x, struct warden_run_report *rep,
 	    (r = warden_env_patterns(cfg, &x->patterns, &x->n_patterns, err)) < 0)
 		return r;
 	snprintf(rep->dir, sizeof(rep->dir), "%s", x->prog.dir);
-	r = req->escalate ? describe(x, rep, res.root, why, sizeof(why), err)
+	r = req->escalate || req->escalate_network
+		? describe(x, rep, res.root, why, sizeof(why), err)
 	                  : program_check(rep->argv[0], x->prog.dir_fd, why, sizeof(why));
 	if (r < 0 || rep->refused != NULL)
 		return r;
@@ -1045,14 +1074,15 @@ static int run_flow(struct run_ctx *x, struct warden_run_report *rep,
 	}
 
 	/* 3. escalation */
-	if (req->escalate) {
+	if (req->escalate || req->escalate_network) {
 		if ((r = escalate(x, rep, err)) <= 0)
 			return r;
 		x->approved = 1;
 		/* 4. allowed once: the top of the resolution order. */
-		r = x->session != NULL
-			? warden_policy_resolve_session(cfg, x->session, req->escalate, &res, err)
-			: warden_policy_resolve(cfg, NULL, req->escalate, &res, err);
+		r = warden_policy_resolve_escalated(cfg, x->session, req->escalate,
+		                                    req->escalate_network
+		                                    ? WARDEN_NETWORK_ENABLED : 0,
+		                                    &res, err);
 		if (r < 0)
 			return r;
 		rep->mode = res.mode;
@@ -1109,9 +1139,12 @@ int warden_consumer_run(struct warden_consumer *c,
 	    req->escalate != WARDEN_SANDBOX_DANGER_FULL_ACCESS)
 		return warden_error_set(err, WARDEN_EUSAGE,
 		                        "run: escalate to workspace-write or danger-full-access");
-	if (req->escalate && (req->justification == NULL || req->justification[0] == '\0'))
+	if ((req->escalate || req->escalate_network) &&
+	    (req->justification == NULL || req->justification[0] == '\0'))
 		return warden_error_set(err, WARDEN_EUSAGE,
-		                        "run: --escalate needs --justification TEXT (why the command needs that mode)");
+		                        "run: %s needs --justification TEXT (why the command needs %s)",
+		                        req->escalate ? "--escalate" : "--escalate-network",
+		                        req->escalate ? "that mode" : "the network");
 	if (req->timeout_ms < 0 || req->timeout_ms > WARDEN_RUN_TIMEOUT_MAX_MS)
 		return warden_error_set(err, WARDEN_EUSAGE,
 		                        "run: timeout %ld ms: give more than 0 and at most a day",

@@ -13,7 +13,7 @@
  *      run that cannot be recorded does not start.
  *   3. escalation: asks the approval service (audited in the session's
  *      log, so a session is required); only allowed-once goes on, under
- *      that mode, for this run only.
+ *      that mode and/or with the network enabled, for this run only.
  *   4. policy resolution: explicit (escalated) mode > the session's mode
  *      > the config's default_mode; the root is the session's cwd (which
  *      must still resolve to exactly the recorded path), else the
@@ -22,8 +22,9 @@
  *      command starts in the directory the request names (--cwd), else
  *      in the caller's directory when that lies inside the root, else in
  *      the root (host/program.h: opened, and entered by descriptor);
- *      the network: enabled under danger-full-access, else the session's
- *      sandbox/network > the config's default_network (restricted).
+ *      the network: explicit (an escalation with the network enabled) >
+ *      enabled under danger-full-access > the session's sandbox/network
+ *      > the config's default_network (restricted).
  *   5. danger-full-access: the argv is spawned as is, never confined.
  *      Otherwise the sandbox service confines it: no usable backend is
  *      SANDBOX_UNAVAILABLE (69); with require_full only a backend that
@@ -84,7 +85,10 @@ struct warden_run_request {
 	long timeout_ms;            /* 0: none */
 	int require_full;           /* on top of the config's require_full */
 	int escalate;               /* enum warden_sandbox_mode asked for, 0: none */
-	const char *justification;  /* with escalate: why (the request's reason) */
+	int escalate_network;       /* 1: ask to run it once with the network
+	                               enabled (alone, or with escalate) */
+	const char *justification;  /* with an escalation: why (the request's
+	                               reason) */
 	const char *cwd;            /* NULL, or the directory to run in
 	                               (relative to the current one) */
 	const char *call_id;        /* NULL or the caller's tool-call id: in the
@@ -117,7 +121,11 @@ struct warden_run_report {
 	long duration_ms;
 	int timed_out;
 	int policy;                 /* the effective approval policy */
-	int escalated_mode;         /* 0: no escalation asked */
+	int escalated_mode;         /* the mode an escalation asked for, 0:
+	                               none (no escalation, or one for the
+	                               network alone) */
+	int escalated_network;      /* enum warden_network an escalation asked
+	                               for, 0: none */
 	int escalation_outcome;     /* enum warden_outcome, 0 when not decided */
 	char escalation_answerer[128]; /* the deciding answerer, "" when none */
 	char escalation_reason[512]; /* the approval's reason: the deciding

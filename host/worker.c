@@ -213,6 +213,7 @@ static void req_fields(const struct warden_request *r,
 	str[8] = v11 ? r->program : NULL;
 	str[9] = v11 ? r->interpreter : NULL;
 	str[10] = v11 ? r->path : NULL;
+	str[11] = WARDEN_REQUEST_HAS(r, requested_network) ? r->requested_network : NULL;
 	list[0] = v11 ? r->argv : NULL;
 	n[0] = v11 && r->argv != NULL ? r->argc : 0;
 	list[1] = v11 ? r->env_removed : NULL;
@@ -240,6 +241,7 @@ static void req_assign(struct warden_request_copy *c, int writable)
 	r->program = c->str[8];
 	r->interpreter = c->str[9];
 	r->path = c->str[10];
+	r->requested_network = c->str[11];
 	r->argv = c->n[0] > 0 ? (const char *const *)c->list[0] : NULL;
 	r->argc = c->n[0];
 	r->env_removed = c->n[1] > 0 ? (const char *const *)c->list[1] : NULL;

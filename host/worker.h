@@ -63,8 +63,8 @@ int warden_wait_fd(int fd, short events, const struct warden_wait *w);
  * from a frame, and what an inproc call keeps while its thread may
  * outlive the ask.  The strings, in order: session_id, request_id, tool,
  * subject, call_id, reason, requested_mode, cwd, program, interpreter,
- * path; the lists: argv, env_removed, path_dropped. */
-#define WARDEN_REQUEST_NSTR 11
+ * path, requested_network; the lists: argv, env_removed, path_dropped. */
+#define WARDEN_REQUEST_NSTR 12
 #define WARDEN_REQUEST_NLIST 3
 
 struct warden_request_copy {

@@ -268,6 +268,7 @@ static void test_program_gets_the_request_as_one_json_line(void **unused)
 	r.path_dropped = dropped;
 	r.n_path_dropped = 2;
 	r.path = "/usr/bin:/bin";
+	r.requested_network = "enabled";
 	snprintf(path, sizeof(path), "%s/request.json", dir);
 	snprintf(body, sizeof(body), "cat >%s; echo next", path);
 	assert_int_equal(run_req(body, 5000, &r, err, sizeof(err)),
@@ -280,7 +281,7 @@ static void test_program_gets_the_request_as_one_json_line(void **unused)
 	assert_true(strlen(line) > 0 && line[strlen(line) - 1] == '\n');
 	o = json_loads(line, 0, &jerr);
 	assert_non_null(o);
-	assert_int_equal(json_object_size(o), 15);
+	assert_int_equal(json_object_size(o), 16);
 	assert_string_equal(json_string_value(json_object_get(o, "session")), "s1");
 	assert_string_equal(json_string_value(json_object_get(o, "request_id")), "r1");
 	assert_string_equal(json_string_value(json_object_get(o, "tool")), "bash");
@@ -304,6 +305,7 @@ static void test_program_gets_the_request_as_one_json_line(void **unused)
 	assert_string_equal(json_string_value(json_array_get(json_object_get(o, "path_dropped"), 0)),
 	                    "/w/.venv/bin");
 	assert_string_equal(json_string_value(json_object_get(o, "path")), "/usr/bin:/bin");
+	assert_string_equal(json_string_value(json_object_get(o, "network")), "enabled");
 	json_decref(o);
 }
 

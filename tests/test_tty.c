@@ -245,6 +245,7 @@ static void test_prompt_shows_the_request(void **unused)
 
 	s->req.reason = "clean before the release";
 	s->req.requested_mode = "danger-full-access";
+	s->req.requested_network = "enabled";
 	converse(s);
 	assert_int_equal(s->decision, WARDEN_DECISION_ALLOWED_ONCE);
 	assert_non_null(strstr(s->screen, "warden: approval requested"));
@@ -253,6 +254,7 @@ static void test_prompt_shows_the_request(void **unused)
 	assert_non_null(strstr(s->screen, "cwd:     /w\r\n"));
 	assert_non_null(strstr(s->screen, "reason:  clean before the release\r\n"));
 	assert_non_null(strstr(s->screen, "mode:    danger-full-access\r\n"));
+	assert_non_null(strstr(s->screen, "network: enabled\r\n"));
 	assert_non_null(strstr(s->screen, "allow once? [y/n] "));
 	assert_non_null(strstr(s->screen, "allowed once"));
 	assert_terminal_restored(s);

@@ -73,7 +73,8 @@
  *        warden_request: argv, argc, program, interpreter,
  *          program_writable, env_removed, n_env_removed, path_dropped,
  *          n_path_dropped, path (the command a request is about, as it
- *          will run); cwd is then the directory it will run in.
+ *          will run); cwd is then the directory it will run in;
+ *          requested_network (an escalation with the network enabled).
  *        decide(): err carries a one-line reason for every decision, not
  *          only for an error; the host records it.
  *        Macros: WARDEN_*_HAS, WARDEN_OPEN_ARGS_KV, WARDEN_KV_HAS,
@@ -307,6 +308,13 @@ struct warden_request {
 	size_t n_path_dropped;
 	/* The PATH the command gets; "" when it gets none. */
 	const char *path;
+	/* The network an escalation asks for (enum warden_network's word):
+	 * "enabled" when the command is to run once with the host's network
+	 * (`warden run --escalate-network`), "" when the request asks for no
+	 * network.  A request that asks for both a mode and the network sets
+	 * requested_mode too; one that asks for the network alone leaves
+	 * requested_mode "" and runs under the session's mode. */
+	const char *requested_network;
 };
 
 /* Whether the host's struct warden_request includes `field`. */

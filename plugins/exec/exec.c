@@ -10,10 +10,12 @@
  *   {"session":"…","request_id":"…","tool":"…","subject":"…",
  *    "call_id":"…","reason":"…","mode":"…","cwd":"…",
  *    "argv":["…"],"env_removed":["…"],"path_dropped":["…"],
- *    "program":"…","interpreter":"…","path":"…","program_writable":false}
+ *    "program":"…","interpreter":"…","path":"…","network":"…",
+ *    "program_writable":false}
  *
  * (absent optional fields are "", absent lists []; `mode` is the sandbox
- * mode an escalation asks for; argv to path describe the command the
+ * mode an escalation asks for, `network` the network ("enabled"); argv to
+ * path describe the command the
  * request is about, exactly as it will run: plugin.h, v1.1).  The first
  * line of its stdout is the answer: exactly `allowed-once`, `rejected`,
  * `cancelled` or `next` (reply.c); the second line, optional, is the
@@ -237,6 +239,7 @@ static char *request_json(const struct warden_request *req, char *err,
 		{ "program", HAS(req, program) ? req->program : "" },
 		{ "interpreter", HAS(req, interpreter) ? req->interpreter : "" },
 		{ "path", HAS(req, path) ? req->path : "" },
+		{ "network", HAS(req, requested_network) ? req->requested_network : "" },
 	};
 	json_t *o = json_object(), *s, *a;
 	char *text, *line = NULL;

@@ -57,13 +57,13 @@
 enum field {
 	F_SESSION, F_REQUEST_ID, F_TOOL, F_SUBJECT, F_CALL_ID, F_REASON,
 	F_MODE, F_CWD, F_ARGV, F_PROGRAM, F_INTERPRETER, F_PROGRAM_WRITABLE,
-	F_ENV_REMOVED, F_PATH_DROPPED, F_PATH,
+	F_ENV_REMOVED, F_PATH_DROPPED, F_PATH, F_NETWORK,
 };
 
 static const char *const field_names[] = {
 	"session", "request_id", "tool", "subject", "call_id", "reason",
 	"mode", "cwd", "argv", "program", "interpreter", "program_writable",
-	"env_removed", "path_dropped", "path",
+	"env_removed", "path_dropped", "path", "network",
 };
 #define N_FIELDS (sizeof(field_names) / sizeof(field_names[0]))
 
@@ -433,6 +433,9 @@ static const char *field(const struct warden_request *req, int which,
 	case F_PROGRAM: v = HAS(req, program) ? req->program : ""; break;
 	case F_INTERPRETER: v = HAS(req, interpreter) ? req->interpreter : ""; break;
 	case F_PATH: v = HAS(req, path) ? req->path : ""; break;
+	case F_NETWORK:
+		v = HAS(req, requested_network) ? req->requested_network : "";
+		break;
 	case F_SESSION: v = req->session_id; break;
 	case F_REQUEST_ID: v = req->request_id; break;
 	case F_TOOL: v = req->tool; break;

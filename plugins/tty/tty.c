@@ -316,6 +316,10 @@ static int show_request(int fd, const struct tty *t,
 	if (req->requested_mode != NULL && req->requested_mode[0] != '\0' &&
 	    show_field(fd, "  mode:    ", req->requested_mode) < 0)
 		return -1;
+	if (WARDEN_REQUEST_HAS(req, requested_network) &&
+	    req->requested_network != NULL && req->requested_network[0] != '\0' &&
+	    show_field(fd, "  network: ", req->requested_network) < 0)
+		return -1;
 	if (req->call_id != NULL && req->call_id[0] != '\0' &&
 	    show_field(fd, "  call:    ", req->call_id) < 0)
 		return -1;

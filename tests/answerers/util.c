@@ -104,5 +104,6 @@ struct warden_request answerer_request(const char *tool, const char *subject)
 	r.program = "";
 	r.interpreter = "";
 	r.path = "";
+	r.requested_network = "";
 	return r;
 }
