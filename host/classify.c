@@ -253,6 +253,65 @@ void warden_classify(const struct warden_classify_facts *facts,
 	snprintf(out->reason, sizeof(out->reason), "%s", how);
 }
 
+/* ------------------------------------------------------------- network */
+
+struct network_ctx {
+	int recent;             /* bit i: the line i+1 before had a network word */
+	char *line;
+	size_t linelen;
+};
+
+static int has_any(const char *s, size_t n, const char *const *pats)
+{
+	for (; *pats != NULL; pats++)
+		if (contains(s, n, *pats))
+			return 1;
+	return 0;
+}
+
+static int line_is_network(const char *line, size_t n, const void *vctx)
+{
+	static const char *const plain[] = {
+		"Network is unreachable", "Temporary failure in name resolution",
+		"Could not resolve host", "Address family not supported",
+		"Couldn't connect", "Could not connect", "Failed to connect",
+		"Unable to connect", NULL,
+	};
+	static const char *const refused[] = {
+		"Permission denied", "Operation not permitted", "Connection refused",
+		NULL,
+	};
+	static const char *const words[] = {
+		"connect", "socket", "/dev/tcp/", "/dev/udp/", "://",
+		"getaddrinfo", "urlopen", NULL,
+	};
+	struct network_ctx *ctx = (struct network_ctx *)vctx;
+	int word = has_any(line, n, words);
+
+	if (has_any(line, n, plain) ||
+	    (has_any(line, n, refused) && (word || (ctx->recent & 7) != 0))) {
+		if (ctx->linelen > 0)
+			snprintf(ctx->line, ctx->linelen, "%.*s",
+			         (int)(n < ctx->linelen ? n : ctx->linelen - 1), line);
+		return 1;
+	}
+	ctx->recent = (ctx->recent << 1) | word;
+	return 0;
+}
+
+int warden_classify_network_denied(const char *stderr_tail, size_t len,
+                                   char *line, size_t linelen)
+{
+	struct network_ctx ctx;
+
+	ctx.recent = 0;
+	ctx.line = line;
+	ctx.linelen = linelen;
+	if (linelen > 0)
+		line[0] = '\0';
+	return each_line(stderr_tail, len, line_is_network, &ctx);
+}
+
 /* ------------------------------------------------------------ evidence */
 
 static void set_why(char *why, size_t whylen, const char *s, size_t n)

@@ -90,6 +90,29 @@ int warden_classify_runner_failed(const struct warden_classify_facts *facts,
                                   size_t stderr_len, size_t *rule_index);
 
 /*
+ * Whether a failed run's stderr tail shows a connection, a socket or a
+ * name lookup refused, as a restricted network refuses them (DESIGN §2
+ * "Network knob"): the netguard's and Landlock's EACCES/EPERM on a socket
+ * or a connect, a namespace's unreachable network, an unanswered lookup.
+ * One line matches when it holds
+ *   - "Network is unreachable", "Temporary failure in name resolution",
+ *     "Could not resolve host", "Address family not supported",
+ *     "Couldn't connect", "Could not connect", "Failed to connect" or
+ *     "Unable to connect", or
+ *   - "Permission denied", "Operation not permitted" or "Connection
+ *     refused" together with a network word ("connect", "socket",
+ *     "/dev/tcp/", "/dev/udp/", "://", "getaddrinfo", "urlopen")
+ *     in it or in one of the 3 lines before it (a traceback names the
+ *     call a line or two above the error).
+ * Case-insensitive, lines as warden_classify() takes them.  Returns 1
+ * with the first matching line in `line` (cut to fit), or 0.  A hint for
+ * the agent, not evidence: the caller asks only after a failed run with
+ * the network restricted.
+ */
+int warden_classify_network_denied(const char *stderr_tail, size_t len,
+                                   char *line, size_t linelen);
+
+/*
  * Reads evidence of `kind` (enum warden_evidence) from the bytes the
  * status channel carried up to EOF (at most the first WARDEN_EVIDENCE_MAX
  * bytes matter).  Fills *exec with an enum warden_exec_evidence and, when

@@ -349,12 +349,26 @@ static int print_json(const struct warden_run_report *rep, int result_fd)
 	return r;
 }
 
-/* One short stderr line after a denial: who denied it and what to do. */
+/* One short stderr line after a denial: who denied it and what to do
+ * (a network denial and a file denial each get theirs). */
 static void print_denial(const struct warden_run_report *rep,
                          const struct run_opts *o)
 {
 	const char *mode = warden_mode_name(rep->mode);
 
+	if (rep->network_denied) {
+		if (rep->policy == WARDEN_POLICY_NEVER)
+			warden_text_line(stderr,
+			        "warden: denied by the restricted network (%s sandbox, %s): %s; escalation is not possible (approval policy never)",
+			        mode, rep->backend, rep->network_denial);
+		else
+			warden_text_line(stderr,
+			        "warden: denied by the restricted network (%s sandbox, %s): %s; to ask for the network: warden run --escalate-network --justification 'WHY' %s",
+			        mode, rep->backend, rep->network_denial,
+			        o->command != NULL ? "-c '...'" : "-- ...");
+		if (!rep->file_denied)
+			return;
+	}
 	if (rep->policy == WARDEN_POLICY_NEVER) {
 		warden_text_line(stderr,
 		        "warden: denied by the %s sandbox (%s): %s; escalation is not possible (approval policy never)",

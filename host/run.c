@@ -349,6 +349,10 @@ json_t *warden_run_report_json(const struct warden_run_report *rep)
 	                    ? json_string(warden_mode_name(warden_run_escalate_to(rep)))
 	                    : json_null());
 	network_json(o, rep);
+	json_object_set_new(o, "network_denied", json_boolean(rep->network_denied));
+	json_object_set_new(o, "network_denial", rep->network_denial[0]
+	                    ? json_or_null(warden_json_string_lossy(rep->network_denial))
+	                    : json_null());
 	return o;
 }
 
@@ -475,6 +479,19 @@ static void describe_denial(struct warden_run_report *rep,
 		snprintf(rep->denial, n,
 		         "a write to %.300s, outside the workspace root %.300s, was refused",
 		         rep->denied_path, rep->root);
+}
+
+/* Whether the network line is the file denial's own and names a path
+ * that exists and is no socket: a refused write, whatever the words. */
+static int names_a_file(const struct warden_run_report *rep,
+                        const struct warden_classification *cl)
+{
+	struct stat st;
+
+	return cl->cls == WARDEN_CLASS_DENIED &&
+	       strcmp(cl->denied_line, rep->network_denial) == 0 &&
+	       rep->denied_path[0] != '\0' &&
+	       lstat(rep->denied_path, &st) == 0 && !S_ISSOCK(st.st_mode);
 }
 
 /* The exit status of a run that started. */
@@ -687,8 +704,32 @@ static int spawn_and_classify(struct run_ctx *x, struct warden_run_report *rep,
 	/* A runner that failed before exec never started the command. */
 	if (cl.cls == WARDEN_CLASS_SANDBOX_ERROR)
 		rep->started = 0;
-	if (cl.cls == WARDEN_CLASS_DENIED)
+	if (cl.cls == WARDEN_CLASS_DENIED) {
 		describe_denial(rep, cf, cl.denied_line);
+		rep->file_denied = 1;
+	}
+	if (cf != NULL && rep->network == WARDEN_NETWORK_RESTRICTED &&
+	    (cl.cls == WARDEN_CLASS_FAILED || cl.cls == WARDEN_CLASS_DENIED) &&
+	    warden_classify_network_denied(sr->tail, sr->tail_len,
+	                                   rep->network_denial,
+	                                   sizeof(rep->network_denial)) &&
+	    !names_a_file(rep, &cl)) {
+		/* The restricted network refused it: a denial the agent can
+		 * ask past with --escalate-network.  When the line a file
+		 * denial signature matched is this one, it was never a file
+		 * (unless it names a path that exists and is no socket). */
+		rep->network_denied = 1;
+		rep->cls = WARDEN_CLASS_DENIED;
+		if (cl.cls != WARDEN_CLASS_DENIED ||
+		    strcmp(cl.denied_line, rep->network_denial) == 0) {
+			rep->file_denied = 0;
+			rep->denied_path[0] = '\0';
+			snprintf(rep->denial, sizeof(rep->denial),
+			         "a connection was refused: the network is restricted (no TCP, UDP or host socket)");
+			snprintf(cl.reason, sizeof(cl.reason),
+			         "a network denial in stderr");
+		}
+	}
 	snprintf(rep->reason, sizeof(rep->reason), "%s%s%s", cl.reason,
 	         why[0] ? ": " : "", why);
 	rep->status = run_status(rep, sr);

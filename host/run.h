@@ -176,6 +176,14 @@ struct warden_run_report {
 	int network_source;
 	int network_enforcement;    /* 0 when not confined */
 	char network_detail[256];   /* what is partial about it, or "" */
+	int network_denied;         /* 1: a confined run with the network
+	                               restricted failed, and its stderr shows
+	                               a connection, socket or lookup refused
+	                               (classify.h): the class is then denied */
+	char network_denial[512];   /* that stderr line, or "" */
+	int file_denied;            /* 1: denial says what file effect was
+	                               refused (beside a network denial, or
+	                               alone) */
 };
 
 /* A consumer over cfg (borrowed: it must outlive the consumer). */

@@ -565,6 +565,53 @@ static void test_evidence_read_error_is_reported(void **s)
 	assert_non_null(strstr(err.msg, "status channel"));
 }
 
+static int net(const char *tail, char *line, size_t len)
+{
+	return warden_classify_network_denied(tail, strlen(tail), line, len);
+}
+
+static void test_network_denials_are_told_from_other_failures(void **unused)
+{
+	char line[64];
+
+	(void)unused;
+	/* bash's /dev/tcp, the netguard's EACCES */
+	assert_int_equal(net("bash: connect: Permission denied\n"
+	                     "bash: /dev/tcp/127.0.0.1/80: Permission denied\n",
+	                     line, sizeof(line)), 1);
+	assert_string_equal(line, "bash: connect: Permission denied");
+	/* a Python traceback: the call two lines above the error */
+	assert_int_equal(net("Traceback (most recent call last):\n"
+	                     "  File \"c.py\", line 3, in <module>\n"
+	                     "    s.connect((\"127.0.0.1\", 80))\n"
+	                     "    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n"
+	                     "PermissionError: [Errno 13] Permission denied\r\n",
+	                     line, sizeof(line)), 1);
+	assert_string_equal(line, "PermissionError: [Errno 13] Permission denied");
+	/* a network namespace of its own, a lookup, curl */
+	assert_int_equal(net("ping: connect: Network is unreachable\n", line, sizeof(line)), 1);
+	assert_int_equal(net("git: Temporary failure in name resolution\n", line, sizeof(line)), 1);
+	assert_int_equal(net("curl: (6) Could not resolve host: example.org\n", line, sizeof(line)), 1);
+	assert_int_equal(net("curl: (7) Failed to connect to 127.0.0.1 port 80: Connection refused\n",
+	                     line, sizeof(line)), 1);
+	assert_int_equal(net("curl: (7) Failed to connect to 127.0.0.1 port 80 after 0 ms: Couldn't connect to server\n",
+	                     line, sizeof(line)), 1);
+	/* cut to fit */
+	assert_int_equal(net("nc: socket: Operation not permitted, and a very long tail after it\n",
+	                     line, 16), 1);
+	assert_string_equal(line, "nc: socket: Ope");
+	/* file denials and other failures are not network denials */
+	assert_int_equal(net("touch: cannot touch '/etc/x': Permission denied\n", line, sizeof(line)), 0);
+	assert_string_equal(line, "");
+	assert_int_equal(net("bash: /w/network-tools/f: Permission denied\n", line, sizeof(line)), 0);
+	assert_int_equal(net("sh: 1: cannot create /x: Read-only file system\n"
+	                     "make: *** [all] Error 1\n", line, sizeof(line)), 0);
+	/* a network word more than three lines above does not count */
+	assert_int_equal(net("connecting\na\nb\nc\nrm: Permission denied\n", line, sizeof(line)), 0);
+	assert_int_equal(net("connecting\na\nb\nrm: Permission denied\n", line, sizeof(line)), 1);
+	assert_int_equal(warden_classify_network_denied(NULL, 0, line, sizeof(line)), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -606,6 +653,7 @@ int main(void)
 		cmocka_unit_test(test_no_evidence_kind_is_unknown),
 		cmocka_unit_test(test_evidence_read_keeps_the_start_and_drains_to_eof),
 		cmocka_unit_test(test_evidence_read_error_is_reported),
+		cmocka_unit_test(test_network_denials_are_told_from_other_failures),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
