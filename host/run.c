@@ -350,6 +350,8 @@ json_t *warden_run_report_json(const struct warden_run_report *rep)
 	                    : json_null());
 	network_json(o, rep);
 	json_object_set_new(o, "network_denied", json_boolean(rep->network_denied));
+	json_object_set_new(o, "escalate_network",
+	                    json_boolean(warden_run_escalate_network(rep)));
 	json_object_set_new(o, "network_denial", rep->network_denial[0]
 	                    ? json_or_null(warden_json_string_lossy(rep->network_denial))
 	                    : json_null());
@@ -366,9 +368,16 @@ int warden_run_next_mode(int mode)
 int warden_run_escalate_to(const struct warden_run_report *rep)
 {
 	if (rep->cls != WARDEN_CLASS_DENIED || rep->policy == WARDEN_POLICY_NEVER ||
-	    rep->mode == 0 || rep->mode == WARDEN_SANDBOX_DANGER_FULL_ACCESS)
+	    rep->mode == 0 || rep->mode == WARDEN_SANDBOX_DANGER_FULL_ACCESS ||
+	    (rep->network_denied && !rep->file_denied))
 		return 0;
 	return warden_run_next_mode(rep->mode);
+}
+
+int warden_run_escalate_network(const struct warden_run_report *rep)
+{
+	return rep->cls == WARDEN_CLASS_DENIED && rep->network_denied &&
+	       rep->policy != WARDEN_POLICY_NEVER;
 }
 
 /* Is path (lexically normal, absolute) root or below it? */

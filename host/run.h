@@ -238,9 +238,15 @@ char *warden_run_subject(const char *const *argv, size_t argc);
 int warden_run_next_mode(int mode);
 
 /* The mode a retry of this run would have to be escalated to: after a
- * denial, the next mode (warden_run_next_mode) unless the approval policy
- * is never, which makes asking pointless; else 0.  The report's
+ * file denial, the next mode (warden_run_next_mode) unless the approval
+ * policy is never, which makes asking pointless; else 0 (a denial by the
+ * network alone needs the network, not a mode).  The report's
  * "escalate_to". */
 int warden_run_escalate_to(const struct warden_run_report *rep);
+
+/* 1 when a retry would have to ask for the network
+ * (--escalate-network): a denial by the restricted network, under the
+ * approval policy ask.  The report's "escalate_network". */
+int warden_run_escalate_network(const struct warden_run_report *rep);
 
 #endif

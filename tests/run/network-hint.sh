@@ -54,7 +54,7 @@ for b in bwrap landlock; do
 			continue
 		fi
 		expect "$b $kind: denied" "$rc" class=denied network=restricted \
-			network_denied=True denied_path=None \
+			network_denied=True escalate_network=True escalate_to=None denied_path=None \
 			"denial=a connection was refused: the network is restricted (no TCP, UDP or host socket)"
 		contacted && fail "$b $kind: a server was contacted" || ok "$b $kind: no server contacted"
 		[ "$(field network_denial)" != None ] && ok "$b $kind: network_denial: $(field network_denial)" ||
@@ -89,7 +89,8 @@ print("ok: the sandbox/run event carries network_denied")' || fail "$b: the even
 
 	echo "---- $b: a file denial and an ordinary failure say nothing of the network"
 	wr "$b" --session "$sid" run --json -c "echo x >'$T/outside/file'"
-	expect "$b: file denial" 1 class=denied network_denied=False network_denial=None
+	expect "$b: file denial" 1 class=denied network_denied=False network_denial=None \
+		escalate_network=False escalate_to=workspace-write
 	err_has "$b: the file hint" "^warden: denied by the read-only sandbox \($b\): .*--escalate workspace-write"
 	grep -q 'restricted network' "$T/err" && fail "$b: file denial: a network hint" || ok "$b: file denial: no network hint"
 	wr "$b" --session "$sid" run --json -c "echo nope >&2; exit 3"
@@ -98,7 +99,8 @@ print("ok: the sandbox/run event carries network_denied")' || fail "$b: the even
 
 	echo "---- $b: approval policy never"
 	wr "$b" --session "$sid" policy set never
-	wr "$b" --session "$sid" run -c "$TCP"
+	wr "$b" --session "$sid" run --json -c "$TCP"
+	expect "$b: policy never" "$rc" class=denied network_denied=True escalate_network=False escalate_to=None
 	err_has "$b: policy never" "^warden: denied by the restricted network \(read-only sandbox, $b\): .*; escalation is not possible \(approval policy never\)$"
 done
 finish
