@@ -362,10 +362,11 @@ def socket_only(c, sid):
               "the server says it refused uid 65534", server_log()[-500:])
 
     # A confined command tries the socket.
+    # (Restricted, the sandbox refuses the unix socket itself: "error:".)
     probe = ("import socket, sys\n"
-             "s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
-             "s.settimeout(10)\n"
              "try:\n"
+             "    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
+             "    s.settimeout(10)\n"
              "    s.connect(sys.argv[1])\n"
              "    s.sendall(b'{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"session.new\"}\\n')\n"
              "    print('reply:', s.recv(4096))\n"

@@ -7,7 +7,10 @@
 config ww workspace-write bwrap "[answerer client]
 plugin = client
 timeout_ms = 1500"
-config ll workspace-write landlock
+# The Landlock one has the network enabled, so that its command reaches the
+# server's socket and the server's own refusal of a sandboxed peer is what
+# is tested (restricted, the sandbox refuses the socket first).
+EXTRA='default_network = enabled' config ll workspace-write landlock
 
 serve_check() {
 	WARDEN=$WARDEN T=$T TAG=$TAG "$PY" "$top_srcdir/tests/serve/check.py" "$1" || failures=$((failures + 1))
