@@ -132,6 +132,7 @@
 #include <warden/plugin.h>
 
 #include "launcher.h"
+#include "sysctl.h"
 
 #define PROBE_TIMEOUT_MS 5000
 #define MAX_PROTECTED 64
@@ -1016,23 +1017,6 @@ static int below(const char *rel, const char *anc)
 	size_t n = strlen(anc);
 
 	return strncmp(rel, anc, n) == 0 && rel[n] == '/';
-}
-
-/* The first line of a /proc/sys file as a number, or -1. */
-static long sysctl_value(const char *path)
-{
-	char buf[32];
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	return strtol(buf, NULL, 10);
 }
 
 /*

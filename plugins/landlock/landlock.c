@@ -96,6 +96,7 @@
 #include <unistd.h>
 
 #include <warden/plugin.h>
+#include "sysctl.h"
 
 #define PROBE_TIMEOUT_MS 5000
 
@@ -407,24 +408,6 @@ static int landlock_probe2(void *state, int mode, struct warden_probe2 *out)
 		out->network_enforcement = restricted_facts(l, out->network_detail,
 		                                            sizeof(out->network_detail));
 	return rc;
-	return rc;
-}
-
-/* The first line of a /proc/sys file as a number, or -1. */
-static long sysctl_value(const char *path)
-{
-	char buf[32];
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	return strtol(buf, NULL, 10);
 }
 
 /*
