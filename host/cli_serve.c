@@ -66,9 +66,9 @@ static void usage(FILE *f)
 	        "per line: on stdin/stdout, or with --socket on a unix socket at\n"
 	        "PATH (mode 0600; only this user connects, never a command that\n"
 	        "runs in a sandbox).  Methods: session.new, session.show,\n"
-	        "session.state, mode.set, policy.set, preset.list, preset.select,\n"
-	        "preset.current, config.check, plugins, confine, approve, run,\n"
-	        "cancel.  A run's output comes as run.output notifications\n"
+	        "session.state, mode.set, network, network.set, policy.set,\n"
+	        "preset.list, preset.select, preset.current, config.check,\n"
+	        "plugins, confine, approve, run, cancel.  A run's output comes as run.output notifications\n"
 	        "(base64), its result as the response; approvals asked of the\n"
 	        "client come as approval.ask requests.  See warden(1).\n"
 	        "\n"
@@ -547,6 +547,25 @@ static void m_policy_set(struct warden_server *srv, json_t *id, json_t *params, 
 	knob_set(srv, id, params, ud, "policy.set", "policy", warden_cmd_policy, "policy");
 }
 
+static void m_network_set(struct warden_server *srv, json_t *id, json_t *params, void *ud)
+{
+	knob_set(srv, id, params, ud, "network.set", "network", warden_cmd_network, "network");
+}
+
+/* network: the effective network and its source (`warden network --json`);
+ * without a session, what a run without one would get. */
+static void m_network(struct warden_server *srv, json_t *id, json_t *params, void *ud)
+{
+	static const char *const keys[] = { "session", NULL };
+	const char *session;
+
+	if (check_keys(srv, id, "network", params, keys) < 0 ||
+	    session_param(ud, srv, id, "network", params, &session) < 0)
+		return;
+	start_call(ud, srv, id, warden_cmd_network, session, OUT_JSON, WARDEN_EUSAGE,
+	           ARGS("network", "--json"));
+}
+
 static void m_preset_list(struct warden_server *srv, json_t *id, json_t *params, void *ud)
 {
 	static const char *const keys[] = { "session", NULL };
@@ -630,12 +649,13 @@ static int argv_param(struct warden_server *srv, json_t *id, const char *method,
 
 static void m_confine(struct warden_server *srv, json_t *id, json_t *params, void *ud)
 {
-	static const char *const keys[] = { "argv", "mode", "root", "backend", NULL };
-	const char *argv[24], *args[40], *mode, *root, *backend;
+	static const char *const keys[] = { "argv", "mode", "network", "root", "backend", NULL };
+	const char *argv[24], *args[40], *mode, *network, *root, *backend;
 	size_t argc, n = 0, i;
 
 	if (check_keys(srv, id, "confine", params, keys) < 0 ||
 	    str_param(srv, id, "confine", params, "mode", 0, &mode) < 0 ||
+	    str_param(srv, id, "confine", params, "network", 0, &network) < 0 ||
 	    str_param(srv, id, "confine", params, "root", 0, &root) < 0 ||
 	    str_param(srv, id, "confine", params, "backend", 0, &backend) < 0 ||
 	    argv_param(srv, id, "confine", params, argv, 16, &argc) < 0)
@@ -649,6 +669,10 @@ static void m_confine(struct warden_server *srv, json_t *id, json_t *params, voi
 	if (mode != NULL) {
 		args[n++] = "--mode";
 		args[n++] = mode;
+	}
+	if (network != NULL) {
+		args[n++] = "--network";
+		args[n++] = network;
 	}
 	if (root != NULL) {
 		args[n++] = "--root";
@@ -800,7 +824,7 @@ static void m_run(struct warden_server *srv, json_t *id, json_t *params, void *u
 {
 	static const char *const keys[] = {
 		"command", "argv", "timeout_s", "require_full", "cwd", "call_id",
-		"escalate", "justification", "session", NULL,
+		"escalate", "escalate_network", "justification", "session", NULL,
 	};
 	struct serve *sv = ud;
 	struct warden_run_request req;
@@ -820,6 +844,7 @@ static void m_run(struct warden_server *srv, json_t *id, json_t *params, void *u
 	    str_param(srv, id, "run", params, "cwd", 0, &req.cwd) < 0 ||
 	    str_param(srv, id, "run", params, "call_id", 0, &req.call_id) < 0 ||
 	    str_param(srv, id, "run", params, "escalate", 0, &escalate) < 0 ||
+	    bool_param(srv, id, "run", params, "escalate_network", &req.escalate_network) < 0 ||
 	    str_param(srv, id, "run", params, "justification", 0, &req.justification) < 0 ||
 	    session_param(sv, srv, id, "run", params, &req.session_id) < 0)
 		return;
@@ -856,8 +881,13 @@ static void m_run(struct warden_server *srv, json_t *id, json_t *params, void *u
 			bad_params(srv, id, "run: escalate needs justification (why the command needs that mode)");
 			return;
 		}
+	} else if (req.escalate_network) {
+		if (req.justification == NULL || req.justification[0] == '\0') {
+			bad_params(srv, id, "run: escalate_network needs justification (why the command needs the network)");
+			return;
+		}
 	} else if (req.justification != NULL) {
-		bad_params(srv, id, "run: justification goes with escalate");
+		bad_params(srv, id, "run: justification goes with escalate or escalate_network");
 		return;
 	}
 	if (req.call_id != NULL && req.call_id[0] == '\0') {
@@ -911,6 +941,8 @@ static const struct warden_server_method methods[] = {
 	{ "session.show", m_session_show },
 	{ "session.state", m_session_state },
 	{ "mode.set", m_mode_set },
+	{ "network", m_network },
+	{ "network.set", m_network_set },
 	{ "policy.set", m_policy_set },
 	{ "preset.list", m_preset_list },
 	{ "preset.select", m_preset_select },

@@ -360,6 +360,9 @@ static json_t *request_json(const struct warden_request *req)
 	json_object_set_new(o, "call_id", str_or_null(req->call_id));
 	json_object_set_new(o, "reason", str_or_null(req->reason));
 	json_object_set_new(o, "requested_mode", str_or_null(req->requested_mode));
+	json_object_set_new(o, "requested_network",
+	                    str_or_null(WARDEN_REQUEST_HAS(req, requested_network)
+	                                ? req->requested_network : NULL));
 	json_object_set_new(o, "cwd", str_or_null(req->cwd));
 	if (WARDEN_REQUEST_HAS(req, path) && req->argc > 0) {
 		json_object_set_new(o, "argv", strings_json(req->argv, req->argc));
@@ -532,6 +535,7 @@ static json_t *request_to_json(const struct warden_run_request *req)
 	json_object_set_new(o, "timeout_ms", json_integer(req->timeout_ms));
 	json_object_set_new(o, "require_full", json_integer(req->require_full));
 	json_object_set_new(o, "escalate", json_integer(req->escalate));
+	json_object_set_new(o, "escalate_network", json_integer(req->escalate_network));
 	json_object_set_new(o, "pipe_stdout", json_integer(req->pipe_stdout));
 	return o;
 }
@@ -567,6 +571,7 @@ static int request_from_json(json_t *o, struct warden_run_request *req,
 	req->timeout_ms = (long)json_integer_value(json_object_get(o, "timeout_ms"));
 	req->require_full = (int)json_integer_value(json_object_get(o, "require_full"));
 	req->escalate = (int)json_integer_value(json_object_get(o, "escalate"));
+	req->escalate_network = (int)json_integer_value(json_object_get(o, "escalate_network"));
 	req->pipe_stdout = (int)json_integer_value(json_object_get(o, "pipe_stdout"));
 	req->notice = worker_notice;
 	return 0;

@@ -11,15 +11,21 @@ texts; a run's output byte for byte (10 MB of random bytes without a
 final newline, binary on stderr); several runs at once; cancel killing
 the command's process group; the client answering approvals (allowed
 with a message that lands in approval/decided, rejected, a malformed
-reply and no reply: unavailable) and no client at all (delegates).
+reply and no reply: unavailable) and no client at all (delegates); the
+network knob (network, network.set, session.state) and a run the
+restricted network denies, then escalated with escalate_network: a TCP
+server on 127.0.0.1 outside the sandbox writes a marker when it is
+reached, exactly when the client allowed the escalation.
 Socket only: mode 0600, another user refused (as root: a child that
 became nobody), and commands the server or another warden confined, or
 started unconfined, cannot reach the socket.
 """
 import json
 import os
+import socket
 import subprocess
 import sys
+import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -247,6 +253,111 @@ def runs(c, sid):
     check(not os.path.exists(marker), "cancel: the command never went on")
 
 
+# ----------------------------------------------------------- the network
+
+def tcp_marker_server(marker):
+    """A TCP server on 127.0.0.1 outside every sandbox: each connection
+    appends what it got to marker.  Returns the port."""
+    srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(8)
+
+    def serve():
+        while True:
+            conn, _ = srv.accept()
+            conn.settimeout(5)
+            try:
+                data = conn.recv(4096)
+            except OSError:
+                data = b"?"
+            conn.close()
+            with open(marker, "ab") as f:
+                f.write(data or b"(nothing)")
+    threading.Thread(target=serve, daemon=True).start()
+    return srv.getsockname()[1]
+
+
+def network(c, sid):
+    n = c.call("network", {"session": sid})
+    check(n["network"] == "restricted" and n["source"] in ("session", "config")
+          and n["session"] == sid and n["mode"] == "workspace-write",
+          "network: the session's network, as `warden network --json` says", n)
+    check(c.call("network.set", {"network": "enabled", "session": sid})["message"]
+          == "network: enabled", "network.set answers as the CLI prints")
+    st = c.call("session.state", {"session": sid})
+    check(st["network"]["value"] == "enabled" and st["network"]["source"] == "session",
+          "session.state shows the session's network", st.get("network"))
+    check("nothing written" in c.call("network.set", {"network": "enabled", "session": sid})["message"],
+          "network.set again: nothing written, as the CLI says")
+    expect_error(lambda: c.call("network.set", {"network": "open", "session": sid}), 64,
+                 "network set: not a network setting (allowed: restricted, enabled)",
+                 "network.set of a bad value: the CLI's usage error, code 64")
+    expect_error(lambda: c.call("network.set", {"network": "enabled", "session": "../x"}), 64,
+                 "session id has a character outside",
+                 "network.set with a bad session id: the CLI's error")
+    expect_error(lambda: c.call("network.set", {"session": sid}), -32602,
+                 "parameter 'network' is required", "network.set without a value: -32602")
+    check(c.call("network", {"session": sid})["network"] == "enabled",
+          "a bad network.set changed nothing")
+    check(c.call("network.set", {"network": "restricted", "session": sid})["message"]
+          == "network: restricted", "network.set back to restricted")
+    conf_ = c.call("confine", {"argv": ["true"], "mode": "workspace-write",
+                               "network": "enabled", "root": WS})
+    check(isinstance(conf_, dict) and conf_.get("network") == "enabled",
+          "confine takes network", conf_)
+    expect_error(lambda: c.call("confine", {"argv": ["true"], "network": "open", "root": WS}),
+                 64, "network", "confine with a bad network: the CLI's usage error")
+
+    marker = os.path.join(T, "net-marker-" + MODE)
+    port = tcp_marker_server(marker)
+    cmd = "echo reached-%s > /dev/tcp/127.0.0.1/%d && echo sent" % (TAG, port)
+    r, out, err = c.run({"command": cmd, "session": sid})
+    time.sleep(0.3)
+    check(r["class"] == "denied" and r["network"] == "restricted" and r["network_denied"] is True
+          and r["escalate_network"] is True and r["escalate_to"] is None
+          and not os.path.exists(marker),
+          "run: the restricted network denies a TCP connection to the host, escalate_network says "
+          "how to ask, and the server was never reached", (r, err))
+
+    expect_error(lambda: c.call("run", {"command": cmd, "escalate_network": True, "session": sid}),
+                 -32602, "escalate_network needs justification",
+                 "escalate_network without justification: -32602, nothing runs")
+    expect_error(lambda: c.call("run", {"command": cmd, "escalate_network": "yes",
+                                        "justification": "x", "session": sid}),
+                 -32602, "'escalate_network' must be true or false",
+                 "escalate_network not a boolean: -32602")
+
+    def escalate(answer):
+        c.on_ask = answer
+        n = len(c.asked)
+        r, out, err = c.run({"command": cmd, "escalate_network": True,
+                             "justification": "the test reaches its server", "session": sid})
+        time.sleep(0.3)
+        return r, out, err, c.asked[n:]
+
+    r, out, err, asked = escalate(lambda p: {"result": {"decision": "rejected", "message": "no network"}})
+    esc = r.get("escalation") or {}
+    check(len(asked) == 1 and asked[0]["request"]["requested_network"] == "enabled"
+          and asked[0]["request"]["requested_mode"] is None,
+          "escalate_network: approval.ask asks for the network alone", asked)
+    check(r["started"] is False and esc.get("outcome") == "rejected" and esc.get("network") == "enabled"
+          and esc.get("reason") == "no network" and out == b"" and not os.path.exists(marker),
+          "escalate_network rejected: nothing runs, the server is not reached", (r, err))
+    r, out, err, asked = escalate(lambda p: {"result": {"decision": "allowed-once"}})
+    esc = r.get("escalation") or {}
+    check(r["class"] == "ok" and r["network"] == "enabled" and esc.get("outcome") == "allowed-once"
+          and out == b"sent\n" and r["mode"] == "workspace-write",
+          "escalate_network allowed: the run has the network, still in workspace-write", (r, err))
+    check(os.path.exists(marker) and open(marker, "rb").read() == b"reached-%s\n" % TAG.encode(),
+          "escalate_network allowed: the host's server was reached once")
+    os.unlink(marker)
+    c.on_ask = None
+    r, out, err = c.run({"command": cmd, "session": sid})
+    time.sleep(0.3)
+    check(r["class"] == "denied" and not os.path.exists(marker),
+          "allowed once only: the next run is denied the network again", r)
+
+
 # ------------------------------------------------------------- approvals
 
 def approvals(c, sid):
@@ -408,6 +519,7 @@ def main():
     try:
         sid = methods(c)
         runs(c, sid)
+        network(c, sid)
         approvals(c, sid)
         if MODE == "socket":
             socket_only(c, sid)
