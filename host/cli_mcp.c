@@ -287,10 +287,6 @@ static void call_run(struct warden_server *srv, struct mcp *m, json_t *id,
 		tool_error(srv, id, why);
 		return;
 	}
-	if (a.escalate_network) {
-		tool_error(srv, id, "run: escalate_network: this warden has no network knob to escalate; nothing ran");
-		return;
-	}
 	c = calloc(1, sizeof(*c));
 	if (c == NULL) {
 		warden_server_error(srv, id, WARDEN_RPC_INTERNAL_ERROR, "out of memory", NULL);
@@ -315,6 +311,7 @@ static void call_run(struct warden_server *srv, struct mcp *m, json_t *id,
 	req.command = a.command;
 	req.timeout_ms = a.timeout_ms;
 	req.escalate = a.escalate;
+	req.escalate_network = a.escalate_network;
 	req.justification = a.justification;
 	req.cwd = m->root;
 	req.call_id = call_id;
@@ -343,10 +340,12 @@ static void call_state(struct warden_server *srv, struct mcp *m, json_t *id)
 		tool_error(srv, id, err.msg);
 		return;
 	}
-	state = json_pack("{s:s,s:{s:s,s:s},s:{s:s,s:s},s:{s:o,s:s},s:{s:o,s:s}}",
+	state = json_pack("{s:s,s:{s:s,s:s},s:{s:s,s:s},s:{s:s,s:s},s:{s:o,s:s},s:{s:o,s:s}}",
 	                  "session", res.session_id,
 	                  "mode", "value", warden_mode_name(res.mode),
 	                  "source", warden_source_name(res.mode_source),
+	                  "network", "value", warden_network_name(res.network),
+	                  "source", warden_source_name(res.network_source),
 	                  "policy", "value", warden_policy_name(res.policy),
 	                  "source", warden_source_name(res.policy_source),
 	                  "preset", "value", warden_json_string_lossy(res.preset),

@@ -50,7 +50,9 @@ json_t *warden_mcp_initialize_result(const char *version,
 	         "workspace %.4000s (session %.200s). When a run is denied, its result "
 	         "says which mode a retry needs (escalate_to): call `run` again with "
 	         "the same command, `escalate` set to that mode and a `justification`; "
-	         "the user decides, and an allowed escalation covers that one run only.",
+	         "when the restricted network denied it (escalate_network true), call "
+	         "`run` again with `escalate_network` true and a `justification`. "
+	         "The user decides, and an allowed escalation covers that one run only.",
 	         root != NULL ? root : "", session_id != NULL ? session_id : "");
 	return json_pack("{s:s,s:{s:{s:b}},s:{s:s,s:s,s:s},s:o}",
 	                 "protocolVersion", version,
@@ -104,6 +106,18 @@ static json_t *run_output_schema(void)
 		"after a denial, the mode a retry must escalate to; else null"));
 	json_object_set_new(props, "escalate_to", s);
 	json_object_set_new(props, "escalation", json_pack("{s:s}", "type", "object"));
+	s = nullable("string");
+	json_object_set_new(s, "enum", json_pack("[s,s,n]", "restricted", "enabled"));
+	json_object_set_new(s, "description", json_string(
+		"the network the command ran with (restricted: no TCP, UDP or host "
+		"socket), null when nothing was resolved"));
+	json_object_set_new(props, "network", s);
+	json_object_set_new(props, "network_denied", json_pack("{s:s,s:s}", "type", "boolean",
+		"description", "the restricted network refused a connection, a socket or a lookup"));
+	json_object_set_new(props, "network_denial", nullable("string"));
+	json_object_set_new(props, "escalate_network", json_pack("{s:s,s:s}", "type", "boolean",
+		"description", "after a denial by the restricted network: a retry must ask "
+		"for the network (run with escalate_network true)"));
 	json_object_set_new(props, "reason", json_pack("{s:s}", "type", "string"));
 	json_object_set_new(props, "session", nullable("string"));
 	json_object_set_new(props, "status", json_pack("{s:s}", "type", "integer"));
@@ -137,8 +151,9 @@ static json_t *run_tool(void)
 		"ask the user to run this command once under this mode (after a denial: "
 		"the result's escalate_to); needs justification",
 		"escalate_network", "type", "boolean", "description",
-		"ask the user to run this command once with the host's network "
-		"(needs justification)",
+		"ask the user to run this command once with the host's network enabled "
+		"(after a denial by the restricted network: the result's escalate_network); "
+		"needs justification",
 		"justification", "type", "string", "minLength", 1, "description",
 		"why the command needs the escalation: the user reads it",
 		"required", "command", "additionalProperties", 0);
@@ -151,7 +166,10 @@ static json_t *run_tool(void)
 	                 "returns its stdout, stderr, exit status and class (ok, failed, denied, "
 	                 "sandbox-error). A denied run says which mode a retry needs: call run "
 	                 "again with escalate set to it and a justification, and the user "
-	                 "decides whether it runs once under that mode.",
+	                 "decides whether it runs once under that mode. A run the restricted "
+	                 "network denied says so: call run again with escalate_network true "
+	                 "and a justification, and the user decides whether it runs once with "
+	                 "the network.",
 	                 "inputSchema", in, "outputSchema", out,
 	                 "annotations", "readOnlyHint", 0, "destructiveHint", 1,
 	                 "idempotentHint", 0, "openWorldHint", 1);
@@ -162,9 +180,10 @@ static json_t *state_tool(void)
 	return json_pack("{s:s,s:s,s:s,s:{s:s,s:{},s:b},s:{s:b,s:b}}",
 	                 "name", WARDEN_MCP_TOOL_STATE, "title", "The sandbox's state",
 	                 "description",
-	                 "The session's sandbox mode, approval policy, preset and workspace "
-	                 "root, and where each came from. Read-only: the mode is changed by "
-	                 "the user, or for one run by an approved escalation of run.",
+	                 "The session's sandbox mode, network, approval policy, preset and "
+	                 "workspace root, and where each came from. Read-only: the mode and "
+	                 "the network are changed by the user, or for one run by an approved "
+	                 "escalation of run.",
 	                 "inputSchema", "type", "object", "properties",
 	                 "additionalProperties", 0,
 	                 "annotations", "readOnlyHint", 1, "openWorldHint", 0);
@@ -387,20 +406,42 @@ static char *run_text(const json_t *r, const char *out, const char *err)
 	else if (!json_is_true(json_object_get(r, "started")))
 		t = append(t, "nothing ran: %s\n", str(r, "reason"));
 	else if (json_is_integer(sig))
-		t = append(t, "killed by signal %lld, class %s, mode %s\n",
-		           (long long)json_integer_value(sig), cls, mode);
+		t = append(t, "killed by signal %lld, class %s, mode %s%s%s\n",
+		           (long long)json_integer_value(sig), cls, mode,
+		           str(r, "network")[0] ? ", network " : "", str(r, "network"));
 	else
-		t = append(t, "exit %lld, class %s, mode %s%s\n",
+		t = append(t, "exit %lld, class %s, mode %s%s%s%s\n",
 		           json_is_integer(exit_v) ? (long long)json_integer_value(exit_v) : -1LL,
-		           cls, mode, json_is_true(json_object_get(r, "timed_out"))
+		           cls, mode, str(r, "network")[0] ? ", network " : "", str(r, "network"),
+		           json_is_true(json_object_get(r, "timed_out"))
 		           ? " (timed out: its processes were killed)" : "");
+	/* "escalation to MODE", "... to network enabled", "... to MODE with
+	 * network enabled" (run's own words for it). */
 	if (json_is_object(esc) && t != NULL)
-		t = append(t, "escalation to %s: %s%s%s%s%s\n",
+		t = append(t, "escalation to %s%s%s%s: %s%s%s%s%s\n",
 		           str(esc, "mode"),
+		           str(esc, "mode")[0] && str(esc, "network")[0] ? " with " : "",
+		           str(esc, "network")[0] ? "network " : "", str(esc, "network"),
 		           json_is_string(json_object_get(esc, "outcome")) ? str(esc, "outcome") : "not decided",
 		           str(esc, "answerer")[0] ? " by " : "", str(esc, "answerer"),
 		           str(esc, "reason")[0] ? ": " : "", str(esc, "reason"));
-	if (strcmp(cls, "denied") == 0 && t != NULL) {
+	if (strcmp(cls, "denied") == 0 && t != NULL &&
+	    json_is_true(json_object_get(r, "network_denied"))) {
+		t = append(t, "denied by the restricted network (%s sandbox): %s\n", mode,
+		           str(r, "network_denial"));
+		if (t != NULL && json_is_true(json_object_get(r, "escalate_network")))
+			t = append(t, "To ask the user for the network, call run again with the same "
+			           "command, \"escalate_network\": true and a \"justification\" saying "
+			           "why it needs the network; an allowed escalation covers that one run.\n");
+		else if (t != NULL)
+			t = append(t, "Escalation is not possible here (approval policy never): "
+			           "do it another way, without the network.\n");
+	}
+	/* A file denial beside the network's (alone, escalate_to is null and
+	 * no path was named). */
+	if (strcmp(cls, "denied") == 0 && t != NULL &&
+	    (!json_is_true(json_object_get(r, "network_denied")) ||
+	     str(r, "escalate_to")[0] != '\0' || str(r, "denied_path")[0] != '\0')) {
 		const char *to = str(r, "escalate_to");
 
 		t = append(t, "denied by the %s sandbox: %s\n", mode, str(r, "denial"));
@@ -483,13 +524,18 @@ static char *list_text(char *t, const char *label, const json_t *a)
 json_t *warden_mcp_elicit_params(const json_t *req)
 {
 	const char *mode = str(req, "requested_mode");
+	const char *net = str(req, "requested_network");
 	char *t = strdup("");
 	json_t *r;
 
 	if (mode[0] != '\0')
-		t = append(t, "The agent asks to run this once under %s%s:\n\n",
+		t = append(t, "The agent asks to run this once under %s%s%s:\n\n",
 		           mode, strcmp(mode, "danger-full-access") == 0
-		           ? " (no sandbox: it can change anything you can)" : "");
+		           ? " (no sandbox: it can change anything you can)"
+		           : "", net[0] != '\0' ? " with the network enabled" : "");
+	else if (net[0] != '\0')
+		t = append(t, "The agent asks to run this once with the network enabled (it can "
+		           "reach any host and any local service; files stay sandboxed):\n\n");
 	else
 		t = append(t, "The agent asks to be allowed to %s:\n\n", str(req, "tool"));
 	if (t != NULL)

@@ -167,6 +167,96 @@ static void test_denial_text_says_how_to_ask(void **state)
 	json_decref(r);
 }
 
+static const char *result_text(json_t *res)
+{
+	return json_string_value(json_object_get(json_array_get(json_object_get(res, "content"), 0),
+	                                         "text"));
+}
+
+static void test_network_denial_text_says_how_to_ask_for_the_network(void **state)
+{
+	json_t *r = parse("{\"class\":\"denied\",\"exit\":1,\"signal\":null,"
+	                  "\"mode\":\"workspace-write\",\"started\":true,"
+	                  "\"denial\":\"a connection was refused: the network is restricted\","
+	                  "\"denied_path\":null,\"escalate_to\":null,\"network\":\"restricted\","
+	                  "\"network_denied\":true,\"escalate_network\":true,"
+	                  "\"network_denial\":\"bash: connect: Connection refused\","
+	                  "\"status\":1,\"reason\":\"r\"}");
+	json_t *res;
+	const char *text;
+
+	(void)state;
+	res = warden_mcp_run_result(r, NULL, NULL);
+	assert_non_null(res);
+	text = result_text(res);
+	assert_non_null(strstr(text, "exit 1, class denied, mode workspace-write, network restricted"));
+	assert_non_null(strstr(text, "denied by the restricted network (workspace-write sandbox): "
+	                             "bash: connect: Connection refused"));
+	assert_non_null(strstr(text, "\"escalate_network\": true"));
+	assert_non_null(strstr(text, "justification"));
+	/* The network alone: no mode escalation offered. */
+	assert_null(strstr(text, "\"escalate\":"));
+	assert_null(strstr(text, "denied by the workspace-write sandbox"));
+	json_decref(res);
+
+	/* A file denial beside it: both ways to ask. */
+	json_object_set_new(r, "escalate_to", json_string("danger-full-access"));
+	json_object_set_new(r, "denial", json_string("a write to /x was refused"));
+	res = warden_mcp_run_result(r, NULL, NULL);
+	text = result_text(res);
+	assert_non_null(strstr(text, "\"escalate_network\": true"));
+	assert_non_null(strstr(text, "denied by the workspace-write sandbox: a write to /x was refused"));
+	assert_non_null(strstr(text, "\"escalate\": \"danger-full-access\""));
+	json_decref(res);
+
+	/* Under policy never: neither is offered. */
+	json_object_set_new(r, "escalate_to", json_null());
+	json_object_set_new(r, "escalate_network", json_false());
+	res = warden_mcp_run_result(r, NULL, NULL);
+	text = result_text(res);
+	assert_non_null(strstr(text, "denied by the restricted network"));
+	assert_non_null(strstr(text, "not possible"));
+	assert_null(strstr(text, "\"escalate_network\": true"));
+	json_decref(res);
+	json_decref(r);
+}
+
+static void test_network_escalation_in_text_and_elicitation(void **state)
+{
+	json_t *r = parse("{\"class\":\"ok\",\"exit\":0,\"signal\":null,\"mode\":\"read-only\","
+	                  "\"started\":true,\"network\":\"enabled\",\"status\":0,\"reason\":\"r\","
+	                  "\"escalation\":{\"mode\":null,\"network\":\"enabled\","
+	                  "\"outcome\":\"allowed-once\",\"answerer\":\"client\",\"reason\":null}}");
+	json_t *req = parse("{\"tool\":\"bash\",\"subject\":\"curl example.org\",\"reason\":\"fetch\","
+	                    "\"requested_mode\":null,\"requested_network\":\"enabled\"}");
+	json_t *res, *p;
+	const char *m;
+
+	(void)state;
+	res = warden_mcp_run_result(r, NULL, NULL);
+	assert_non_null(strstr(result_text(res), "escalation to network enabled: allowed-once by client"));
+	json_decref(res);
+	json_object_set_new(json_object_get(r, "escalation"), "mode", json_string("danger-full-access"));
+	res = warden_mcp_run_result(r, NULL, NULL);
+	assert_non_null(strstr(result_text(res),
+	                       "escalation to danger-full-access with network enabled: allowed-once"));
+	json_decref(res);
+	json_decref(r);
+
+	p = warden_mcp_elicit_params(req);
+	m = json_string_value(json_object_get(p, "message"));
+	assert_non_null(strstr(m, "once with the network enabled"));
+	assert_non_null(strstr(m, "curl example.org"));
+	assert_non_null(strstr(m, "Why: fetch"));
+	json_decref(p);
+	json_object_set_new(req, "requested_mode", json_string("workspace-write"));
+	p = warden_mcp_elicit_params(req);
+	m = json_string_value(json_object_get(p, "message"));
+	assert_non_null(strstr(m, "once under workspace-write with the network enabled"));
+	json_decref(p);
+	json_decref(req);
+}
+
 static void test_output_made_utf8_and_cut_head_and_tail(void **state)
 {
 	json_t *r = parse("{\"class\":\"ok\",\"exit\":0,\"started\":true,\"mode\":\"read-only\"}");
@@ -272,6 +362,8 @@ int main(void)
 		cmocka_unit_test(test_tools_list_run_and_read_only_state_no_setters),
 		cmocka_unit_test(test_run_arguments_checked_before_anything_runs),
 		cmocka_unit_test(test_denial_text_says_how_to_ask),
+		cmocka_unit_test(test_network_denial_text_says_how_to_ask_for_the_network),
+		cmocka_unit_test(test_network_escalation_in_text_and_elicitation),
 		cmocka_unit_test(test_output_made_utf8_and_cut_head_and_tail),
 		cmocka_unit_test(test_elicitation_answers_map_to_outcomes),
 		cmocka_unit_test(test_elicitation_shows_what_runs),

@@ -2,7 +2,10 @@
 // `warden mcp` over stdio: version negotiation, the tool list and its
 // schemas, a write inside the root (ok) and outside it (denied, with how
 // to ask), escalations the client's user accepts and declines through
-// elicitation, escalations decided by the rest of the waterfall for a
+// elicitation, a connection the restricted network denies (with how to
+// ask for the network) and escalate_network accepted (a TCP server on
+// 127.0.0.1 outside the sandbox is reached) and declined (it is not),
+// escalations decided by the rest of the waterfall for a
 // client without elicitation, progress while a long command runs, and a
 // cancelled run whose processes are gone.  Each check prints "ok: ..." or
 // "FAIL: ..."; the exit status is the number of failures (capped).
@@ -11,6 +14,7 @@
 'use strict';
 
 const fs = require('fs');
+const net = require('net');
 const path = require('path');
 
 const [sdkDir, warden, cfgElicit, cfgWaterfall, cfgSlow, ws, outside, tag] = process.argv.slice(2);
@@ -45,6 +49,21 @@ function processesWith(s) {
 		} catch (e) { /* gone */ }
 	}
 	return found;
+}
+
+// A TCP server on 127.0.0.1, outside every sandbox: what each connection
+// sends is appended to marker.  Resolves to { port, close }.
+function markerServer(marker) {
+	return new Promise((resolve, reject) => {
+		const srv = net.createServer((sock) => {
+			let got = '';
+			sock.on('data', (d) => { got += d.toString(); });
+			sock.on('end', () => fs.appendFileSync(marker, got || '(nothing)'));
+			sock.on('error', () => {});
+		});
+		srv.on('error', reject);
+		srv.listen(0, '127.0.0.1', () => resolve({ port: srv.address().port, close: () => srv.close() }));
+	});
 }
 
 async function connect(config, capabilities, name) {
@@ -105,6 +124,8 @@ async function withElicitation() {
 
 	const state = await client.callTool({ name: 'session_state', arguments: {} });
 	const st = state.structuredContent || {};
+	check(st.network && st.network.value === 'restricted' && st.network.source,
+	      'session_state reads the network', st.network);
 	check(names.includes('session_state') && st.mode && st.mode.value === 'workspace-write' &&
 	      st.root && st.root.value === fs.realpathSync(ws) && !state.isError,
 	      'session_state reads the mode and the root', state);
@@ -184,6 +205,58 @@ async function withElicitation() {
 	res = await client.callTool({ name: 'run', arguments: { command: `echo again > '${outside}/file'` } });
 	check((res.structuredContent || {}).class === 'denied', 'allowed once only: the next run is denied again',
 	      res.structuredContent);
+
+	// The network: denied while restricted, with how to ask for it.
+	console.log('---- the network');
+	const netMarker = path.join(outside, 'net-marker');
+	fs.rmSync(netMarker, { force: true });
+	const tcp = await markerServer(netMarker);
+	const reach = `echo reached-${tag} > /dev/tcp/127.0.0.1/${tcp.port} && echo sent`;
+	const markerSoon = async () => {
+		for (let i = 0; i < 20 && !fs.existsSync(netMarker); i++)
+			await sleep(100);
+		return fs.existsSync(netMarker) ? fs.readFileSync(netMarker, 'utf8') : null;
+	};
+	res = await client.callTool({ name: 'run', arguments: { command: reach } });
+	sc = res.structuredContent || {};
+	check(sc.class === 'denied' && sc.network === 'restricted' && sc.network_denied === true &&
+	      sc.escalate_network === true && sc.escalate_to === null && res.isError === true,
+	      'a connection to the host is denied by the restricted network, escalate_network says so', sc);
+	check(/denied by the restricted network/.test(text(res)) &&
+	      /"escalate_network": *true/.test(text(res)) && /justification/.test(text(res)) &&
+	      !/"escalate": *"/.test(text(res)),
+	      'the denial text says the network refused it and how to ask for the network', text(res));
+	check(await markerSoon() === null, 'denied: the host\'s server was not reached');
+
+	answer = 'decline';
+	asked.length = 0;
+	res = await client.callTool({ name: 'run', arguments: { command: reach, escalate_network: true,
+		justification: 'the test reaches its own server' } });
+	sc = res.structuredContent || {};
+	check(asked.length === 1 && /once with the network enabled/.test(asked[0].message) &&
+	      asked[0].message.includes(reach) && asked[0].message.includes('the test reaches its own server'),
+	      'escalate_network asks the client once, for the network, showing the command', asked);
+	check(sc.started === false && sc.escalation && sc.escalation.outcome === 'rejected' &&
+	      sc.escalation.network === 'enabled' && sc.escalation.mode === null && res.isError === true,
+	      'escalate_network declined: rejected, nothing started', sc);
+	check(await markerSoon() === null, 'escalate_network declined: the host\'s server was not reached');
+
+	answer = 'accept';
+	asked.length = 0;
+	res = await client.callTool({ name: 'run', arguments: { command: reach, escalate_network: true,
+		justification: 'the test reaches its own server' } });
+	sc = res.structuredContent || {};
+	check(asked.length === 1 && sc.class === 'ok' && sc.network === 'enabled' &&
+	      sc.mode === 'workspace-write' && sc.stdout === 'sent\n' && sc.escalation &&
+	      sc.escalation.outcome === 'allowed-once' && sc.escalation.answerer === 'client' &&
+	      /escalation to network enabled: allowed-once by client/.test(text(res)),
+	      'escalate_network accepted: run once with the network, files still sandboxed', sc);
+	check(await markerSoon() === `reached-${tag}\n`, 'escalate_network accepted: the host\'s server was reached');
+	fs.rmSync(netMarker, { force: true });
+	res = await client.callTool({ name: 'run', arguments: { command: reach } });
+	check((res.structuredContent || {}).network_denied === true && await markerSoon() === null,
+	      'allowed once only: the next run is denied the network again', res.structuredContent);
+	tcp.close();
 
 	// Bad arguments are a tool error, never a run.
 	res = await client.callTool({ name: 'run', arguments: { command: `touch '${ws}/bad'`, escalate: 'read-only',
