@@ -17,7 +17,8 @@
  *   tools/call run        a run of the consumer, as `warden run -c`
  *                         would do it in the session; output gathered
  *                         for the result, progress notifications when
- *                         the call carries a progressToken
+ *                         the call carries a progressToken (at the
+ *                         start, every second, and as output comes)
  *   notifications/cancelled  cancels the run of that request id
  *   ping                  {}
  *
@@ -71,8 +72,10 @@ struct call {
 	json_t *id;
 	json_t *progress_token;     /* or NULL */
 	struct warden_mcp_output out, err;
+	long long start_ms;         /* monotonic: when the run started */
 	long long last_progress_ms; /* monotonic, 0: none sent */
 	double progress;            /* the last one sent */
+	char last_line[201];        /* the last line of output so far */
 };
 
 static void usage(FILE *f)
@@ -176,30 +179,49 @@ static void call_free(struct call *c)
 	free(c);
 }
 
-/* A progress notification: progress only grows (the bytes of output so
- * far), the message is the last line of output. */
-static void progress(struct warden_server *srv, struct call *c,
-                     const char *buf, size_t len)
+/* Keeps the last non-empty line of buf as the call's last line. */
+static void keep_last_line(struct call *c, const char *buf, size_t len)
 {
-	char line[201];
 	const char *end = buf + len, *start;
 	size_t n;
+
+	while (end > buf && (end[-1] == '\n' || end[-1] == '\r'))
+		end--;
+	if (end == buf)
+		return;
+	for (start = end; start > buf && start[-1] != '\n'; start--)
+		;
+	n = (size_t)(end - start) < sizeof(c->last_line) - 1 ? (size_t)(end - start)
+	                                                     : sizeof(c->last_line) - 1;
+	memcpy(c->last_line, start, n);
+	c->last_line[n] = '\0';
+	for (n = 0; c->last_line[n] != '\0'; n++)
+		if ((unsigned char)c->last_line[n] < 0x20)
+			c->last_line[n] = ' ';
+}
+
+/* A progress notification: progress is the seconds since the run started
+ * (it only grows: the protocol wants each one above the last; a command's
+ * length is not known, so there is no total), the message the last line
+ * of output, or how long it has run while there is none. */
+static void progress(struct warden_server *srv, struct call *c)
+{
+	long long now = now_ms();
+	double p = (double)(now - c->start_ms) / 1000.0;
+	char line[sizeof(c->last_line) + 64];
 	json_t *msg;
 
 	if (c->progress_token == NULL)
 		return;
-	while (end > buf && (end[-1] == '\n' || end[-1] == '\r'))
-		end--;
-	for (start = end; start > buf && start[-1] != '\n'; start--)
-		;
-	n = (size_t)(end - start) < sizeof(line) - 1 ? (size_t)(end - start) : sizeof(line) - 1;
-	memcpy(line, start, n);
-	line[n] = '\0';
-	for (n = 0; line[n] != '\0'; n++)
-		if ((unsigned char)line[n] < 0x20)
-			line[n] = ' ';
-	c->progress = (double)(c->out.total + c->err.total);
-	c->last_progress_ms = now_ms();
+	if (c->last_progress_ms != 0 && p <= c->progress)
+		p = c->progress + 0.001;
+	c->progress = p;
+	c->last_progress_ms = now;
+	if (c->last_line[0] != '\0')
+		snprintf(line, sizeof(line), "%s", c->last_line);
+	else
+		snprintf(line, sizeof(line), "running for %lld s, no output yet",
+		         (now - c->start_ms) / 1000);
 	msg = warden_json_string_lossy(line);
 	warden_server_notify(srv, "notifications/progress",
 	                     json_pack("{s:O,s:f,s:o}", "progressToken", c->progress_token,
@@ -213,9 +235,18 @@ static void run_output(struct warden_server *srv, void *arg, int fd,
 	struct call *c = arg;
 
 	warden_mcp_output_add(fd == 2 ? &c->err : &c->out, buf, len);
-	if (c->progress_token != NULL &&
-	    now_ms() - c->last_progress_ms >= PROGRESS_EVERY_MS)
-		progress(srv, c, buf, len);
+	if (c->progress_token == NULL)
+		return;
+	keep_last_line(c, buf, len);
+	if (now_ms() - c->last_progress_ms >= PROGRESS_EVERY_MS)
+		progress(srv, c);
+}
+
+/* Every second while it runs, output or not: a silent command shows it
+ * still runs. */
+static void run_tick(struct warden_server *srv, void *arg)
+{
+	progress(srv, arg);
 }
 
 static void run_notice(struct warden_server *srv, void *arg, const char *line)
@@ -256,10 +287,10 @@ static void run_done(struct warden_server *srv, void *arg,
 }
 
 static const struct warden_server_run_ops ops_elicit = {
-	run_output, run_notice, ask_by_elicitation, run_done,
+	run_output, run_notice, ask_by_elicitation, run_done, run_tick,
 };
 static const struct warden_server_run_ops ops_waterfall = {
-	run_output, run_notice, NULL, run_done,
+	run_output, run_notice, NULL, run_done, run_tick,
 };
 
 static void tool_error(struct warden_server *srv, json_t *id, const char *text)
@@ -294,6 +325,7 @@ static void call_run(struct warden_server *srv, struct mcp *m, json_t *id,
 	}
 	c->m = m;
 	c->id = json_incref(id);
+	c->start_ms = now_ms();
 	c->progress_token = json_incref(json_object_get(json_object_get(params, "_meta"),
 	                                                "progressToken"));
 	if (c->progress_token != NULL && !json_is_string(c->progress_token) &&
@@ -326,8 +358,7 @@ static void call_run(struct warden_server *srv, struct mcp *m, json_t *id,
 		return;
 	}
 	/* Progress from the start: even a silent command shows it runs. */
-	if (c->progress_token != NULL)
-		progress(srv, c, "", 0);
+	progress(srv, c);
 }
 
 static void call_state(struct warden_server *srv, struct mcp *m, json_t *id)

@@ -434,7 +434,7 @@ static void call_done(struct warden_server *srv, void *arg,
 }
 
 static const struct warden_server_run_ops call_ops = {
-	call_output, NULL, call_ask, call_done,
+	call_output, NULL, call_ask, call_done, NULL,
 };
 
 /* Starts the CLI's fn with argv (NULL-ended list of strings). */
@@ -817,7 +817,7 @@ static void run_done(struct warden_server *srv, void *arg,
 }
 
 static const struct warden_server_run_ops run_ops = {
-	run_output, run_notice, run_ask, run_done,
+	run_output, run_notice, run_ask, run_done, NULL,
 };
 
 static void m_run(struct warden_server *srv, json_t *id, json_t *params, void *ud)

@@ -65,6 +65,7 @@ struct run {
 	json_t *result;             /* the result frame, once it came */
 	int cancelled;
 	long long kill_at;          /* ms: SIGKILL the worker, 0: not yet */
+	long long next_tick;        /* ms: call ops->tick, 0: none */
 	unsigned long ask;          /* the open ask, 0: none */
 	int job;                    /* a job's worker: never reused */
 	struct run *next;
@@ -835,6 +836,7 @@ static int start_worker(struct warden_server *srv, json_t *key,
 		x->key = json_incref(key);
 		x->ops = ops;
 		x->arg = arg;
+		x->next_tick = ops->tick != NULL ? now_ms() + WARDEN_SERVER_TICK_MS : 0;
 		x->next = srv->runs;
 		srv->runs = x;
 		srv->n_runs++;
@@ -880,6 +882,7 @@ static int start_worker(struct warden_server *srv, json_t *key,
 	x->job = 1;
 	x->ops = ops;
 	x->arg = arg;
+	x->next_tick = ops->tick != NULL ? now_ms() + WARDEN_SERVER_TICK_MS : 0;
 	x->next = srv->runs;
 	srv->runs = x;
 	srv->n_runs++;
@@ -1109,6 +1112,7 @@ static void run_finish(struct warden_server *srv, struct run *x, int recycle)
 		x->ops = NULL;
 		x->arg = NULL;
 		x->ask = 0;
+		x->next_tick = 0;
 		x->line.len = 0;
 		x->next = srv->idle;
 		srv->idle = x;
@@ -1271,6 +1275,13 @@ static void expire(struct warden_server *srv, long long now)
 			kill(x->pid, SIGKILL);
 			x->kill_at = 0;
 		}
+		/* A heartbeat while it goes on; none once it reported or was
+		 * withdrawn.  Late turns of the loop are not made up for. */
+		if (x->next_tick > 0 && x->next_tick <= now) {
+			x->next_tick = now + WARDEN_SERVER_TICK_MS;
+			if (x->result == NULL && !x->cancelled)
+				x->ops->tick(srv, x->arg);
+		}
 	}
 }
 
@@ -1283,9 +1294,12 @@ static int next_timeout(struct warden_server *srv, long long now)
 	for (p = srv->pending; p != NULL; p = p->next)
 		if (p->deadline > 0 && (t < 0 || p->deadline < t))
 			t = p->deadline;
-	for (x = srv->runs; x != NULL; x = x->next)
+	for (x = srv->runs; x != NULL; x = x->next) {
 		if (x->kill_at > 0 && (t < 0 || x->kill_at < t))
 			t = x->kill_at;
+		if (x->next_tick > 0 && (t < 0 || x->next_tick < t))
+			t = x->next_tick;
+	}
 	if (t < 0)
 		return -1;
 	return t <= now ? 0 : (int)(t - now > INT_MAX ? INT_MAX : t - now);

@@ -30,6 +30,7 @@
  * handed to ops->output() exactly as written (binary, invalid UTF-8, no
  * final newline: the caller encodes them; serve and mcp use base64).
  * Lines the consumer has for the caller's user come to ops->notice(),
+ * ops->tick() comes every WARDEN_SERVER_TICK_MS while the run goes on,
  * and the result to ops->done() once the worker ended and both pipes are
  * drained (so no output is ever delivered after done()).  Several runs at
  * once; each is known by its key (the JSON-RPC id of the request that
@@ -75,6 +76,8 @@ struct warden_consumer;
 
 /* The longest line read from a client (16 MiB). */
 #define WARDEN_SERVER_LINE_MAX (16L * 1024 * 1024)
+/* How often ops->tick() is called while a run goes on. */
+#define WARDEN_SERVER_TICK_MS 1000
 /* After a cancel: how long a worker may take before it is SIGKILLed
  * (spawn's SIGTERM-to-SIGKILL grace, and some). */
 #define WARDEN_SERVER_KILL_MS (WARDEN_SPAWN_GRACE_MS + 3000)
@@ -174,6 +177,10 @@ struct warden_server_run_ops {
 	/* Exactly once, last. */
 	void (*done)(struct warden_server *srv, void *arg,
 	             const struct warden_server_outcome *out);
+	/* Every WARDEN_SERVER_TICK_MS from the start until done(), whether
+	 * output comes or not (may be NULL): a heartbeat for the caller's
+	 * client, e.g. MCP progress. */
+	void (*tick)(struct warden_server *srv, void *arg);
 };
 
 /*

@@ -4,7 +4,8 @@
  * with a reply and with a timeout, runs whose output arrives byte for
  * byte (binary, no final newline, a megabyte), several runs at once,
  * cancel killing the command, and the client answerer asking through the
- * server (allowed, rejected, no answer). */
+ * server (allowed, rejected, no answer), a run's ticks every second while
+ * it goes on and none after it ended. */
 #include "config.h"
 
 #include <errno.h>
@@ -105,7 +106,16 @@ static void run_done(struct warden_server *srv, void *arg,
 }
 
 static const struct warden_server_run_ops ops = {
-	hex_out, NULL, run_ask, run_done,
+	hex_out, NULL, run_ask, run_done, NULL,
+};
+
+static void run_tick(struct warden_server *srv, void *arg)
+{
+	warden_server_notify(srv, "tick", json_pack("{s:O}", "id", (json_t *)arg));
+}
+
+static const struct warden_server_run_ops ops_ticking = {
+	hex_out, NULL, run_ask, run_done, run_tick,
 };
 
 static void m_echo(struct warden_server *srv, json_t *id, json_t *params, void *ud)
@@ -157,7 +167,9 @@ static void m_run(struct warden_server *srv, json_t *id, json_t *params, void *u
 		req.escalate = WARDEN_SANDBOX_DANGER_FULL_ACCESS;
 		req.justification = "a test";
 	}
-	if (warden_server_run(srv, id, &req, &ops, json_incref(id), &err) < 0) {
+	if (warden_server_run(srv, id, &req,
+	                      json_is_true(json_object_get(params, "tick")) ? &ops_ticking : &ops,
+	                      json_incref(id), &err) < 0) {
 		json_decref(id);
 		warden_server_error(srv, id, 2, err.msg, NULL);
 	}
@@ -518,6 +530,46 @@ static void test_run_output_is_exact(void **state)
 	stop_server(pid, fd);
 }
 
+static void test_ticks_while_a_silent_run_goes_on(void **state)
+{
+	int fd, ticks = 0;
+	pid_t pid = start_server(&fd);
+	json_t *m;
+
+	(void)state;
+	send_line(fd, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"run\",\"params\":"
+	          "{\"command\":\"sleep 2.5\",\"tick\":true}}");
+	for (;;) {
+		const char *method;
+
+		m = recv_must(fd);
+		method = json_string_value(json_object_get(m, "method"));
+		if (method == NULL)
+			break;
+		assert_string_equal(method, "tick");
+		assert_int_equal(json_integer_value(json_object_get(json_object_get(m, "params"),
+		                                                    "id")), 7);
+		ticks++;
+		json_decref(m);
+	}
+	assert_int_equal(json_integer_value(json_object_get(m, "id")), 7);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(
+		json_object_get(m, "result"), "report"), "class")), "ok");
+	json_decref(m);
+	/* At 1 s and 2 s (a slow machine may be late, never early). */
+	assert_true(ticks >= 2 && ticks <= 3);
+	/* None after the response. */
+	assert_null(recv_msg(fd, 1500));
+	/* A run without tick gets none. */
+	send_line(fd, "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"run\",\"params\":"
+	          "{\"command\":\"sleep 1.5\"}}");
+	m = recv_must(fd);
+	assert_null(json_object_get(m, "method"));
+	assert_int_equal(json_integer_value(json_object_get(m, "id")), 8);
+	json_decref(m);
+	stop_server(pid, fd);
+}
+
 static void test_concurrent_runs_and_cancel(void **state)
 {
 	int fd;
@@ -693,6 +745,7 @@ int main(void)
 		cmocka_unit_test(test_requests_to_the_client),
 		cmocka_unit_test(test_run_output_is_exact),
 		cmocka_unit_test(test_concurrent_runs_and_cancel),
+		cmocka_unit_test(test_ticks_while_a_silent_run_goes_on),
 		cmocka_unit_test(test_client_answers_approvals),
 	};
 

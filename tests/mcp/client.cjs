@@ -6,7 +6,8 @@
 // ask for the network) and escalate_network accepted (a TCP server on
 // 127.0.0.1 outside the sandbox is reached) and declined (it is not),
 // escalations decided by the rest of the waterfall for a
-// client without elicitation, progress while a long command runs, and a
+// client without elicitation, progress while a long command runs (also
+// a silent one: a notification every second), and a
 // cancelled run whose processes are gone.  Each check prints "ok: ..." or
 // "FAIL: ..."; the exit status is the number of failures (capped).
 //
@@ -284,6 +285,21 @@ async function withElicitation() {
 	      'progress only increases', progress);
 	check(progress.some((p) => typeof p.message === 'string' && /tick/.test(p.message)),
 	      'a progress message shows the output', progress);
+	// A silent command: progress every second all the same.
+	const quiet = [];
+	const t0 = Date.now();
+	res = await client.callTool({ name: 'run', arguments: { command: 'sleep 3.2' } },
+		undefined, { onprogress: (p) => quiet.push({ ...p, at: Date.now() - t0 }) });
+	check((res.structuredContent || {}).class === 'ok' && (res.structuredContent || {}).stdout === '',
+	      'the silent command ran', res.structuredContent);
+	check(quiet.length >= 3 && quiet.length <= 6,
+	      `a silent 3.2 s command: progress at the start and every second (${quiet.length}: ` +
+	      `${quiet.map((p) => p.at).join(', ')} ms)`, quiet);
+	check(quiet.every((p, i) => i === 0 || p.progress > quiet[i - 1].progress),
+	      'its progress only increases', quiet);
+	check(quiet.length >= 3 && quiet[quiet.length - 1].progress >= 2 &&
+	      quiet.some((p) => /running for [0-9]+ s, no output yet/.test(p.message || '')),
+	      'its progress counts the seconds it runs and says there is no output yet', quiet);
 
 	// Cancel a long run: its processes are gone, the server goes on.
 	console.log('---- cancel');
