@@ -13,8 +13,10 @@
  * the command printed.  Approvals that the built-in answerer `client`
  * asks go to the client as `approval.ask` requests.
  *
- * The socket: created 0600 in a directory that must not be writable by
- * others; a connection is served only when its peer (SO_PEERCRED) is this
+ * The socket: created 0600 in a directory that no other user can write
+ * to (group- or other-writable only with the sticky bit, owned by this
+ * user or root), so that nobody else can put their own socket in its
+ * place; a connection is served only when its peer (SO_PEERCRED) is this
  * user, is not a process this server started (a confined command), and
  * lives in this server's mount and PID namespaces (a sandboxed process
  * elsewhere does not).  Each connection is served by a fork of the
@@ -1070,6 +1072,35 @@ static int peer_ok(int fd, char *why, size_t len)
 	return 0;
 }
 
+/* The directory path lies in must be this user's (or root's) and
+ * writable by no one else, unless sticky (another user could otherwise
+ * rename their own socket over ours, and a client would talk to them). */
+static int dir_ok(const char *path, struct warden_error *err)
+{
+	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	const char *slash = strrchr(path, '/');
+	struct stat st;
+
+	if (slash == NULL)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	if (stat(dir, &st) < 0)
+		return warden_error_errno(err, WARDEN_EUSAGE, errno,
+		                          "serve: --socket %s: its directory %s", path, dir);
+	if (st.st_uid != geteuid() && st.st_uid != 0)
+		return warden_error_set(err, WARDEN_EUSAGE,
+		                        "serve: --socket %s: its directory %s belongs to uid %u, who could replace the socket; give a path in a directory of yours",
+		                        path, dir, (unsigned)st.st_uid);
+	if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0 && (st.st_mode & S_ISVTX) == 0)
+		return warden_error_set(err, WARDEN_EUSAGE,
+		                        "serve: --socket %s: its directory %s is writable by others (mode %04o, not sticky), who could replace the socket; give a path in a directory only you can write",
+		                        path, dir, (unsigned)(st.st_mode & 07777));
+	return 0;
+}
+
 /* Makes the listening socket at path, 0600. */
 static int listen_at(const char *path, struct warden_error *err)
 {
@@ -1082,6 +1113,8 @@ static int listen_at(const char *path, struct warden_error *err)
 		return warden_error_set(err, WARDEN_EUSAGE,
 		                        "serve: --socket %s: the path is longer than %zu bytes (a unix socket's limit); give a shorter one",
 		                        path, sizeof(sa.sun_path) - 1);
+	if ((r = dir_ok(path, err)) < 0)
+		return r;
 	if (lstat(path, &st) == 0) {
 		int probe;
 

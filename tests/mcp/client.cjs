@@ -145,6 +145,12 @@ async function withElicitation() {
 	      'the result names the connection\'s session and mode', sc);
 	const session = sc.session;
 
+	// The command holds nothing of the connection: 0 (/dev/null), 1, 2.
+	res = await client.callTool({ name: 'run', arguments: { command: 'ls /proc/self/fd; readlink /proc/$$/fd/0' } });
+	check((res.structuredContent || {}).stdout === '0\n1\n2\n3\n/dev/null\n',
+	      'the command has descriptors 0 (/dev/null), 1 and 2 only, not the client\'s stdio',
+	      res.structuredContent);
+
 	// stdout and stderr apart, a failing command.
 	res = await client.callTool({ name: 'run', arguments: { command: 'echo out; echo err >&2; exit 3' } });
 	sc = res.structuredContent || {};

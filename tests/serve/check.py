@@ -16,9 +16,13 @@ network knob (network, network.set, session.state) and a run the
 restricted network denies, then escalated with escalate_network: a TCP
 server on 127.0.0.1 outside the sandbox writes a marker when it is
 reached, exactly when the client allowed the escalation.
-Socket only: mode 0600, another user refused (as root: a child that
-became nobody), and commands the server or another warden confined, or
-started unconfined, cannot reach the socket.
+Socket only: a directory others could write to is refused (unless
+sticky), mode 0600, another user refused (as root: a child that became
+nobody), and commands the server or another warden confined, or started
+unconfined, cannot reach the socket: with the network restricted the
+sandbox refuses the unix socket itself; with it enabled the server
+refuses the peer (a command it started, or one in another mount or PID
+namespace).
 """
 import json
 import os
@@ -94,6 +98,30 @@ def start_socket_server():
     if not wait_for(lambda: os.path.exists(SOCK), 20):
         fail("serve --socket: no socket at %s" % SOCK)
         sys.exit(1)
+
+
+def socket_dirs():
+    """Where serve may put its socket: not where others could replace it."""
+    for mode, want in [(0o777, "refused"), (0o775, "refused"), (0o1777, "served")]:
+        d = os.path.join(T, "sockdir-%o" % mode)
+        os.makedirs(d, exist_ok=True)
+        os.chmod(d, mode)
+        path = os.path.join(d, "s.sock")
+        p = subprocess.Popen([WARDEN, "--config", conf("ww"), "serve", "--socket", path],
+                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE)
+        if want == "refused":
+            out, err = p.communicate(timeout=20)
+            check(p.returncode == 64 and b"writable by others" in err and b"not sticky" in err
+                  and not os.path.exists(path) and out == b"",
+                  "serve --socket in a directory of mode %o: refused (64), no socket" % mode,
+                  (p.returncode, err))
+        else:
+            up = wait_for(lambda: os.path.exists(path), 20)
+            p.terminate()
+            p.communicate(timeout=20)
+            check(up and not os.path.exists(path),
+                  "serve --socket in a sticky directory of mode %o: served" % mode)
 
 
 def server_log():
@@ -208,6 +236,20 @@ def runs(c, sid):
                          "session": sid})
     check(out == b"no newline" and err == b"\xff\x00\xc3(", "run: invalid UTF-8 and NUL on stderr",
           (out, err))
+
+    # The command holds none of the server's descriptors: not the
+    # client's connection (stdio or socket), not the listening socket, not
+    # another run's pipes.  ls opens the directory it lists as 3.
+    other, q_other = c.start("run", {"command": "sleep 1", "session": sid})
+    for mode in ("workspace-write", "danger-full-access"):
+        c.call("mode.set", {"mode": mode, "session": sid})
+        r, out, err = c.run({"argv": ["ls", "/proc/self/fd"], "session": sid})
+        r0, out0, err0 = c.run({"argv": ["readlink", "/proc/self/fd/0"], "session": sid})
+        check(r["class"] == "ok" and out == b"0\n1\n2\n3\n" and out0 == b"/dev/null\n",
+              "run (%s): the command has descriptors 0 (/dev/null), 1 and 2 only" % mode,
+              (out, out0, err))
+    c.call("mode.set", {"mode": "workspace-write", "session": sid})
+    c.wait(other, q_other)
 
     r, out, err = c.run({"command": "echo x > ../outside/new", "session": sid})
     check(r["class"] == "denied" and r["status"] != 0
@@ -506,6 +548,25 @@ def socket_only(c, sid):
           "a command confined by Landlock cannot use the socket", (res["backend"], lines[:-1]))
     check(wait_for(lambda: "another mount or PID namespace" in server_log()),
           "the server refused it as sandboxed", server_log()[-800:])
+    # With the network enabled the sandbox lets the unix socket be made:
+    # the server's own refusal is what stands.
+    c.call("network.set", {"network": "enabled", "session": sid})
+    before = server_log().count("is a command this server started")
+    r, out, err = c.run({"argv": ["python3", "-c", probe, SOCK], "session": sid})
+    c.call("network.set", {"network": "restricted", "session": sid})
+    check(r["backend"] == "bwrap" and r["network"] == "enabled" and b"result" not in out
+          and wait_for(lambda: server_log().count("is a command this server started") > before),
+          "network enabled: a command this server confined reaches the socket and is refused",
+          (r["network"], out, server_log()[-500:]))
+    before = server_log().count("another mount or PID namespace")
+    p = subprocess.run([WARDEN, "--config", conf("bwnet"), "run", "--json", "--",
+                        "python3", "-c", probe, SOCK], capture_output=True, cwd=WS,
+                       stdin=subprocess.DEVNULL)
+    res = json.loads(p.stdout.splitlines()[-1])
+    check(res["backend"] == "bwrap" and res["network"] == "enabled" and b"result" not in p.stdout
+          and wait_for(lambda: server_log().count("another mount or PID namespace") > before),
+          "network enabled: a command another warden confined with bwrap is refused as sandboxed",
+          (res["network"], p.stdout[-300:], server_log()[-500:]))
     # The harness itself still connects.
     c2 = connect()
     check(len(c2.call("session.new", {"cwd": WS})["session"]) > 10, "a second connection works")
@@ -514,6 +575,7 @@ def socket_only(c, sid):
 
 def main():
     if MODE == "socket":
+        socket_dirs()
         start_socket_server()
     c = connect()
     try:

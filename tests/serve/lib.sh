@@ -11,6 +11,8 @@ timeout_ms = 1500"
 # server's socket and the server's own refusal of a sandboxed peer is what
 # is tested (restricted, the sandbox refuses the socket first).
 EXTRA='default_network = enabled' config ll workspace-write landlock
+# bwrap with the network enabled: the same, for a command bwrap confines.
+EXTRA='default_network = enabled' config bwnet workspace-write bwrap
 
 serve_check() {
 	WARDEN=$WARDEN T=$T TAG=$TAG "$PY" "$top_srcdir/tests/serve/check.py" "$1" || failures=$((failures + 1))
