@@ -48,7 +48,13 @@ struct warden_sandbox {
 	size_t n;
 	struct probe_cache *cache;  /* n * 2: [i * 2 + mode - 1] */
 	struct probe_cache *facts;  /* the same, judged by facts() */
-	int owned;                  /* backends were loaded by open() */
+	int owned;                  /* backends belong to the service (open()) */
+	/* open()'s: the config whose [backend] sections these are, and per
+	 * backend whether the loader has run for it.  A backend is loaded
+	 * and opened the first time it is needed (a run that the first
+	 * backend confines never loads the others). */
+	const struct warden_config *cfg;
+	unsigned char *loaded;
 	/* The caller's home directories ($HOME and the password entry's),
 	 * resolved once: workspace-write refuses them and their ancestors. */
 	char homes[2][PATH_MAX];
@@ -487,24 +493,44 @@ int warden_sandbox_open(const struct warden_config *cfg,
                         struct warden_sandbox **out, struct warden_error *err)
 {
 	struct warden_loaded *b;
+	unsigned char *loaded;
 	size_t i, n = cfg->n_backends;
 	int rc;
 
 	*out = NULL;
 	b = calloc(n + 1, sizeof(*b));
-	if (b == NULL)
+	loaded = calloc(n + 1, 1);
+	if (b == NULL || loaded == NULL) {
+		free(b);
+		free(loaded);
 		return warden_error_set(err, WARDEN_EOS, "sandbox: out of memory");
+	}
+	/* Named now, loaded when first needed (backend_at()). */
 	for (i = 0; i < n; i++)
-		warden_loader_load(cfg, &cfg->backends[i], 1, &b[i]);
+		b[i].cfg = &cfg->backends[i];
 	rc = warden_sandbox_new(b, n, out, err);
 	if (rc < 0) {
-		for (i = 0; i < n; i++)
-			warden_loader_unload(&b[i]);
 		free(b);
+		free(loaded);
 		return rc;
 	}
 	(*out)->owned = 1;
+	(*out)->cfg = cfg;
+	(*out)->loaded = loaded;
 	return 0;
+}
+
+/* Backend i, loaded and opened first when open() has not yet done it:
+ * the loader runs at most once per backend, and its answer (a status
+ * and a reason when it did not load) stays for the life of svc. */
+static struct warden_loaded *backend_at(struct warden_sandbox *svc, size_t i)
+{
+	if (svc->loaded != NULL && !svc->loaded[i]) {
+		warden_loader_load(svc->cfg, &svc->cfg->backends[i], 1,
+		                   &svc->backends[i]);
+		svc->loaded[i] = 1;
+	}
+	return &svc->backends[i];
 }
 
 void warden_sandbox_free(struct warden_sandbox *svc)
@@ -515,8 +541,10 @@ void warden_sandbox_free(struct warden_sandbox *svc)
 		return;
 	if (svc->owned) {
 		for (i = 0; i < svc->n; i++)
-			warden_loader_unload(&svc->backends[i]);
+			if (svc->loaded[i])
+				warden_loader_unload(&svc->backends[i]);
 		free(svc->backends);
+		free(svc->loaded);
 	}
 	free(svc->cache);
 	free(svc->facts);
@@ -528,10 +556,10 @@ size_t warden_sandbox_count(const struct warden_sandbox *svc)
 	return svc->n;
 }
 
-const struct warden_loaded *warden_sandbox_backend(const struct warden_sandbox *svc,
+const struct warden_loaded *warden_sandbox_backend(struct warden_sandbox *svc,
                                                    size_t i)
 {
-	return i < svc->n ? &svc->backends[i] : NULL;
+	return i < svc->n ? backend_at(svc, i) : NULL;
 }
 
 static const char *backend_name(const struct warden_loaded *b)
@@ -671,7 +699,7 @@ void warden_sandbox_probe(struct warden_sandbox *svc, size_t i, int mode,
 	pc = &svc->cache[i * 2 + (size_t)(mode - 1)];
 	if (!pc->done) {
 		memset(pc, 0, sizeof(*pc));
-		run_probe(&svc->backends[i], mode, &pc->probe, pc, 0);
+		run_probe(backend_at(svc, i), mode, &pc->probe, pc, 0);
 		if (!pc->probe.usable) {
 			pc->network_enforcement = 0;
 			pc->network_detail[0] = '\0';
@@ -691,13 +719,13 @@ static void judge(struct warden_sandbox *svc, size_t i, int mode,
 	struct probe_cache *fc = &svc->facts[k];
 
 	*by_facts = 0;
-	if (fc->disproven || svc->cache[k].done || !has_facts(&svc->backends[i])) {
+	if (fc->disproven || svc->cache[k].done || !has_facts(backend_at(svc, i))) {
 		warden_sandbox_probe(svc, i, mode, out);
 		return;
 	}
 	if (!fc->done) {
 		memset(fc, 0, sizeof(*fc));
-		run_probe(&svc->backends[i], mode, &fc->probe, fc, 1);
+		run_probe(backend_at(svc, i), mode, &fc->probe, fc, 1);
 		if (!fc->probe.usable) {
 			fc->network_enforcement = 0;
 			fc->network_detail[0] = '\0';
@@ -739,8 +767,10 @@ void warden_sandbox_judge_all(struct warden_sandbox *svc)
 	size_t i;
 	int mode, by_facts;
 
+	/* Every backend is loaded here, those without facts() too: a
+	 * server's forks inherit them and never load one themselves. */
 	for (i = 0; i < svc->n; i++) {
-		if (!has_facts(&svc->backends[i]))
+		if (!has_facts(backend_at(svc, i)))
 			continue;
 		for (mode = WARDEN_MODE_READ_ONLY; mode <= WARDEN_MODE_WORKSPACE_WRITE; mode++)
 			judge(svc, i, mode, &p, &by_facts);
@@ -1134,6 +1164,10 @@ static int confine(struct warden_sandbox *svc, const char *only,
 
 		if (only != NULL && strcmp(name, only) != 0)
 			continue;
+		/* Loaded only now: a backend the loop never reaches is never
+		 * loaded (its name comes from the config). */
+		b = backend_at(svc, i);
+		name = backend_name(b);
 		tried++;
 		if (flags & WARDEN_CONFINE_FACTS)
 			judge(svc, i, pol.mode, &probe, &by_facts);

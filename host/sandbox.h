@@ -118,17 +118,21 @@ void warden_policy_init(struct warden_policy *p);
 int warden_sandbox_new(struct warden_loaded *backends, size_t n,
                        struct warden_sandbox **out, struct warden_error *err);
 
-/* Loads and opens every [backend] section of cfg, in config order, and
- * builds the service over them; the service owns them (free unloads).  A
- * backend that does not load is kept, unusable with the loader's reason.
- * cfg must outlive the service. */
+/* Builds the service over every [backend] section of cfg, in config
+ * order; the service owns them (free unloads).  Each is loaded and opened
+ * the first time it is needed (probed, judged or tried by a confine, or
+ * named by warden_sandbox_backend()), never before: a run that the first
+ * backend confines does not load the others.  A backend that does not
+ * load is kept, unusable with the loader's reason.  cfg must outlive the
+ * service. */
 int warden_sandbox_open(const struct warden_config *cfg,
                         struct warden_sandbox **out, struct warden_error *err);
 
 void warden_sandbox_free(struct warden_sandbox *svc);
 
 size_t warden_sandbox_count(const struct warden_sandbox *svc);
-const struct warden_loaded *warden_sandbox_backend(const struct warden_sandbox *svc,
+/* Backend i (loaded first, when the service loads its own). */
+const struct warden_loaded *warden_sandbox_backend(struct warden_sandbox *svc,
                                                    size_t i);
 
 /*
