@@ -72,8 +72,13 @@
  *               apart: a unix socket the command's own tree serves from one
  *               the host serves (both refused); a loopback TCP server of
  *               its own tree does answer it (its own namespace).
- *               allow_unix_sockets cannot be honoured: with the list
- *               non-empty, confine() refuses.
+ *               allow_unix_sockets (the gate, unixgate.h): bwrap loads
+ *               no guard; its command is the launcher,
+ *                 LAUNCHER --gate netns|host [--allow PATH]... -- ARGV...
+ *               which holds the guard's listener and answers for ARGV's
+ *               connect() and bind(); in workspace-write a listed socket
+ *               (and the launcher) under /tmp is bound into the private
+ *               /tmp.
  *   enabled     the host's network namespace, no guard.
  *
  * LAUNCHER is warden-bwrap-exec (launcher.h): static, it moves the dynamic
@@ -133,6 +138,7 @@
 
 #include "launcher.h"
 #include "sysctl.h"
+#include "unixgate.h"
 
 #define PROBE_TIMEOUT_MS 5000
 #define MAX_PROTECTED 64
@@ -1359,6 +1365,12 @@ static int policy_network(const struct warden_policy *policy)
 	                                          : WARDEN_NETWORK_ENABLED;
 }
 
+/* Is path under /tmp, which workspace-write replaces with a private one? */
+static int under_tmp(const char *path)
+{
+	return strncmp(path, "/tmp/", 5) == 0;
+}
+
 /*
  * What a restricted network adds for mode: *guard is the launcher's
  * --netguard (NULL: none), *unshare whether to pass --unshare-net; fills
@@ -1366,12 +1378,16 @@ static int policy_network(const struct warden_policy *policy)
  */
 static int network_plan(const struct bwrap *b, const struct warden_policy *policy,
                         struct warden_confine_out *out, const char **guard,
-                        int *unshare, char *err, size_t errlen)
+                        const char **gate, int *unshare, char *err, size_t errlen)
 {
 	int network = policy_network(policy), m = policy->mode - 1;
 	int has = WARDEN_CONFINE_OUT_HAS(out, network_detail);
+	size_t n_allow = WARDEN_POLICY_HAS(policy, n_allow_unix_sockets) &&
+	                 policy->allow_unix_sockets != NULL
+	                 ? policy->n_allow_unix_sockets : 0;
 
 	*guard = NULL;
+	*gate = NULL;
 	*unshare = 0;
 	if (network == WARDEN_NETWORK_ENABLED) {
 		if (has) {
@@ -1384,19 +1400,37 @@ static int network_plan(const struct bwrap *b, const struct warden_policy *polic
 		WARDEN_PLUGIN_ERR(err, errlen, "bwrap: unknown network setting %d", network);
 		return -1;
 	}
-	if (WARDEN_POLICY_HAS(policy, n_allow_unix_sockets) &&
-	    policy->n_allow_unix_sockets > 0) {
-		WARDEN_PLUGIN_ERR(err, errlen,
-		                  "bwrap: allow_unix_socket %s cannot be let through: with the network restricted the command may not make a unix socket at all, so no named host socket can be reached (remove allow_unix_socket, or enable the network)",
-		                  policy->allow_unix_sockets[0]);
-		return -1;
+	if (n_allow > 0) {
+		struct warden_unixgate g = { policy->allow_unix_sockets, n_allow, 0 };
+		const char *bad = warden_unixgate_bad_name(&g);
+
+		if (bad != NULL) {
+			WARDEN_PLUGIN_ERR(err, errlen,
+			                  "bwrap: allow_unix_socket %s: not an absolute path shorter than %zu bytes, which a unix socket address needs",
+			                  bad, sizeof(((struct sockaddr_un *)0)->sun_path));
+			return -1;
+		}
 	}
 	*unshare = b->netns[m];
-	if (b->use_launcher)
-		*guard = b->netns[m] ? "netns" : "host";
-	if (has)
+	if (b->use_launcher) {
+		/* With names to let through, the launcher inside the sandbox
+		 * holds the guard and answers for the command (--gate). */
+		if (n_allow > 0)
+			*gate = b->netns[m] ? "netns" : "host";
+		else
+			*guard = b->netns[m] ? "netns" : "host";
+	}
+	if (has) {
 		out->network_enforcement = restricted_facts(b, policy->mode, out->network_detail,
 		                                            sizeof(out->network_detail));
+		if (*gate != NULL) {
+			size_t used = strlen(out->network_detail);
+
+			snprintf(out->network_detail + used, sizeof(out->network_detail) - used,
+			         "; allow_unix_socket: %zu named host socket%s let through by the launcher inside the sandbox",
+			         n_allow, n_allow == 1 ? "" : "s");
+		}
+	}
 	return 0;
 }
 
@@ -1408,7 +1442,7 @@ static int bwrap_confine(void *state, const char *const *argv, size_t argc,
 	struct bwrap *b = state;
 	const char *root = policy->workspace_root;
 	struct args pre = { NULL, 0, 0, 0 }, a = { NULL, 0, 0, 0 };
-	const char *guard;
+	const char *guard, *gate;
 	size_t i;
 	int level, rc = -1, unshare;
 
@@ -1441,7 +1475,7 @@ static int bwrap_confine(void *state, const char *const *argv, size_t argc,
 		snprintf(out->detail, sizeof(out->detail),
 		         "no launcher: LD_PRELOAD and kin in the spawner's environment run code in bwrap");
 
-	if (network_plan(b, policy, out, &guard, &unshare, err, errlen) < 0)
+	if (network_plan(b, policy, out, &guard, &gate, &unshare, err, errlen) < 0)
 		return -1;
 	/* pre: the launcher and its own options (--netguard first); a: bwrap
 	 * and its. */
@@ -1473,12 +1507,33 @@ static int bwrap_confine(void *state, const char *const *argv, size_t argc,
 	 * read-only bind or the private /tmp. */
 	if (WARDEN_CONFINE_OUT_HAS(out, read_only_held))
 		out->read_only_held = 1;
+	/* The gate's launcher and the sockets it lets through must be seen
+	 * inside: the private /tmp hides what lies under the host's. */
+	if (gate != NULL && policy->mode == WARDEN_MODE_WORKSPACE_WRITE) {
+		if (under_tmp(b->launcher)) {
+			add(&a, "--ro-bind"); add(&a, b->launcher); add(&a, b->launcher);
+		}
+		for (i = 0; i < policy->n_allow_unix_sockets; i++)
+			if (under_tmp(policy->allow_unix_sockets[i])) {
+				add(&a, "--ro-bind-try");
+				add(&a, policy->allow_unix_sockets[i]);
+				add(&a, policy->allow_unix_sockets[i]);
+			}
+	}
 	out->evidence = WARDEN_EVIDENCE_NONE;
 	if (policy->status_fd >= 0) {
 		add(&a, "--json-status-fd"); add_fd(&a, policy->status_fd);
 		out->evidence = WARDEN_EVIDENCE_BWRAP_JSON;
 	}
 	add(&a, "--");
+	if (gate != NULL) {
+		add(&a, b->launcher);
+		add(&a, "--gate"); add(&a, gate);
+		for (i = 0; i < policy->n_allow_unix_sockets; i++) {
+			add(&a, "--allow"); add(&a, policy->allow_unix_sockets[i]);
+		}
+		add(&a, "--");
+	}
 	if (a.oom || pre.oom)
 		goto oom;
 	for (i = 0; i < pre.n; i++)

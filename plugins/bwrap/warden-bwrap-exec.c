@@ -76,6 +76,23 @@
  * program in bwrap's own options would replace the guard (bwrap keeps the
  * last one): refused.
  *
+ * The gate (allow_unix_socket, plugins/common/unixgate.h).  Inside the
+ * sandbox, as bwrap's command,
+ *
+ *   warden-bwrap-exec --gate netns|host [--allow PATH]... -- ARGV...
+ *
+ * holds a restricted network that lets the named host sockets through:
+ * bwrap then loads no guard (a filter loaded by bwrap would bind this
+ * process too, and the guard's listener must be held by a process the
+ * guard does not bind); this process forks ARGV, which installs the
+ * network guard with the gate before its exec and passes the listener up;
+ * this one, made undumpable (the command may not ptrace it), answers the
+ * command's connect() and bind() calls, passes on the signals it gets
+ * (INT, TERM, HUP, QUIT, USR1, USR2), and ends as ARGV ended.  ARGV is
+ * found in PATH as bwrap would (execvp); when it cannot be run the line is
+ * "warden-bwrap-exec: exec ARGV0: WHY" and the status 127 (not found) or
+ * 126, as a shell's.
+ *
  * Failure: one stderr line "warden-bwrap-exec: fatal: WHAT: WHY", exit
  * status 125, nothing run.
  */
@@ -83,10 +100,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -97,6 +117,7 @@
 
 #include "launcher.h"
 #include "netguard.h"
+#include "unixgate.h"
 
 #ifndef __NR_close_range
 #define __NR_close_range 436
@@ -496,6 +517,129 @@ static void supervise(char **args, char **env, const struct unpin *u,
 	_exit(128 + sig);
 }
 
+/* Ends the way a child with wait status `status` ended. */
+__attribute__((noreturn))
+static void exit_like(int status)
+{
+	struct sigaction sa;
+	struct rlimit no_core = { 0, 0 };
+	sigset_t set;
+	int sig;
+
+	if (WIFEXITED(status))
+		_exit(WEXITSTATUS(status));
+	sig = WIFSIGNALED(status) ? WTERMSIG(status) : SIGKILL;
+	setrlimit(RLIMIT_CORE, &no_core);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	sigaction(sig, &sa, NULL);
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	raise(sig);
+	_exit(128 + sig);
+}
+
+/* --gate: see the comment at the top.  Never returns. */
+__attribute__((noreturn))
+static void gate(int argc, char **argv)
+{
+	static const int passed[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT,
+	                              SIGUSR1, SIGUSR2 };
+	struct warden_unixgate g;
+	const char **allow = calloc((size_t)argc, sizeof(*allow));
+	sigset_t set, old;
+	int i = 3, chan[2], listener, sfd, status, flags;
+	const char *bad;
+	pid_t pid, w;
+	size_t k;
+
+	if (allow == NULL)
+		fatal("arguments", "out of memory");
+	if (argc < 3 || (strcmp(argv[2], "netns") != 0 && strcmp(argv[2], "host") != 0))
+		fatal("arguments", "--gate needs netns or host");
+	flags = strcmp(argv[2], "netns") == 0 ? WARDEN_NETGUARD_INET_ANY : 0;
+	memset(&g, 0, sizeof(g));
+	while (i + 1 < argc && strcmp(argv[i], "--allow") == 0) {
+		allow[g.n_allow++] = argv[i + 1];
+		i += 2;
+	}
+	if (i >= argc || strcmp(argv[i], "--") != 0 || i + 1 >= argc)
+		fatal("arguments", "usage: warden-bwrap-exec --gate netns|host [--allow PATH]... -- ARGV...");
+	g.allow = allow;
+	g.inet = flags != 0;
+	if ((bad = warden_unixgate_bad_name(&g)) != NULL)
+		fatal("--allow", "'%s': not an absolute path shorter than a unix socket address (108 bytes)", bad);
+	argv += i + 1;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	for (k = 0; k < sizeof(passed) / sizeof(*passed); k++)
+		sigaddset(&set, passed[k]);
+	if (sigprocmask(SIG_BLOCK, &set, &old) < 0 ||
+	    (sfd = signalfd(-1, &set, SFD_CLOEXEC)) < 0)
+		fatal("signals", "%s", strerror(errno));
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, chan) < 0)
+		fatal("socketpair", "%s", strerror(errno));
+	pid = fork();
+	if (pid < 0)
+		fatal("fork", "%s", strerror(errno));
+	if (pid == 0) {
+		int e;
+
+		close(chan[0]);
+		close(sfd);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		listener = warden_unixgate_install(flags);
+		if (listener < 0)
+			fatal("seccomp", "install the network guard with its supervisor (allow_unix_socket): %s",
+			      strerror(errno));
+		if (warden_unixgate_send(chan[1], listener) < 0)
+			fatal("allow_unix_socket", "pass the supervisor its listener: %s",
+			      strerror(errno));
+		close(listener);
+		close(chan[1]);
+		execvp(argv[0], argv);
+		e = errno;
+		fprintf(stderr, WARDEN_BWRAP_EXEC_NAME ": exec %s: %s\n", argv[0], strerror(e));
+		_exit(e == ENOENT ? 127 : 126);
+	}
+	close(chan[1]);
+	listener = warden_unixgate_recv(chan[0]);
+	close(chan[0]);
+	/* The command may not ptrace the one that answers for it. */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+		fatal("prctl", "PR_SET_DUMPABLE: %s", strerror(errno));
+	for (;;) {
+		struct pollfd p[2] = { { sfd, POLLIN, 0 }, { listener, POLLIN, 0 } };
+		struct signalfd_siginfo si;
+
+		if (poll(p, listener >= 0 ? 2 : 1, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			fatal("poll", "%s", strerror(errno));
+		}
+		/* A listener that fails or that nobody uses any more is
+		 * closed: connect() then fails (ENOSYS), never passes. */
+		if (listener >= 0 && p[1].revents != 0 &&
+		    (!(p[1].revents & POLLIN) || warden_unixgate_answer(listener, &g) < 0)) {
+			close(listener);
+			listener = -1;
+		}
+		if (!(p[0].revents & POLLIN) ||
+		    read(sfd, &si, sizeof(si)) != (ssize_t)sizeof(si))
+			continue;
+		if (si.ssi_signo != SIGCHLD) {
+			kill(pid, (int)si.ssi_signo);
+			continue;
+		}
+		while ((w = waitpid(pid, &status, WNOHANG)) < 0 && errno == EINTR)
+			;
+		if (w == pid)
+			exit_like(status);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	size_t n_env = 0, n_moved = 0, i, k = 0, e = 0, n_keep = 0, n_nulls = 0;
@@ -508,6 +652,8 @@ int main(int argc, char **argv)
 	/* Die with the spawner: kept across the exec of bwrap. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
 		fatal("prctl", "PR_SET_PDEATHSIG: %s", strerror(errno));
+	if (argc > 1 && strcmp(argv[1], "--gate") == 0)
+		gate(argc, argv);
 	/* From here on argv[1] is the first argument after --netguard. */
 	guard = netguard_option(argc, argv, &shift);
 	argc -= shift;

@@ -63,6 +63,7 @@
 #define RET_ALLOW SECCOMP_RET_ALLOW
 #define RET_EACCES (SECCOMP_RET_ERRNO | (EACCES & SECCOMP_RET_DATA))
 #define RET_ENOSYS (SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA))
+#define RET_NOTIFY SECCOMP_RET_USER_NOTIF
 
 struct prog {
 	struct sock_filter *insn;
@@ -74,6 +75,8 @@ struct prog {
 struct abi {
 	uint32_t socket, socketpair, socketcall; /* socketcall: 0 when none */
 	uint32_t io_uring[3];
+	uint32_t connect, bind;
+	int native;  /* the ABI the gate's supervisor reads addresses of */
 };
 
 static void emit(struct prog *p, struct sock_filter f)
@@ -135,7 +138,20 @@ static void socket_block(struct prog *p, int flags)
 	size_t blk;
 
 	ld(p, OFF_ARG_LO(0));
-	ret_if_eq(p, AF_UNIX, RET_EACCES);
+	if (flags & WARDEN_NETGUARD_UNIX_GATED) {
+		/* Stream and seqpacket sockets only: their connect() is the
+		 * gate's, and their sendto() names no address (a datagram's
+		 * would). */
+		blk = begin_block_if_eq(p, AF_UNIX);
+		ld(p, OFF_ARG_LO(1));
+		and_k(p, NG_TYPE_MASK);
+		ret_if_eq(p, SOCK_STREAM, RET_ALLOW);
+		ret_if_eq(p, SOCK_SEQPACKET, RET_ALLOW);
+		ret(p, RET_EACCES);
+		end_block(p, blk);
+	} else {
+		ret_if_eq(p, AF_UNIX, RET_EACCES);
+	}
 	blk = begin_block_if_eq(p, AF_NETLINK);
 	ld(p, OFF_ARG_LO(2));
 	ret_if_eq(p, NETLINK_ROUTE, RET_ALLOW);
@@ -187,6 +203,12 @@ static void abi_block(struct prog *p, const struct abi *a, int flags)
 		ret_if_eq(p, a->io_uring[i], RET_ENOSYS);
 	if (a->socketcall != 0)
 		ret_if_eq(p, a->socketcall, RET_ENOSYS);
+	if (flags & WARDEN_NETGUARD_UNIX_GATED) {
+		/* The supervisor answers for every connect() and bind() of the
+		 * native ABI; it reads the address the native way only. */
+		ret_if_eq(p, a->connect, a->native ? RET_NOTIFY : RET_EACCES);
+		ret_if_eq(p, a->bind, a->native ? RET_NOTIFY : RET_EACCES);
+	}
 	blk = begin_block_if_eq(p, a->socket);
 	socket_block(p, flags);
 	end_block(p, blk);
@@ -206,10 +228,11 @@ int warden_netguard_build(int flags, struct sock_filter *insn, size_t cap)
 		0,
 #endif
 		{ __NR_io_uring_setup, __NR_io_uring_enter, __NR_io_uring_register },
+		__NR_connect, __NR_bind, 1,
 	};
 #ifdef NG_HAS_I386
 	/* arch/x86/entry/syscalls/syscall_32.tbl */
-	static const struct abi i386 = { 359, 360, 102, { 425, 426, 427 } };
+	static const struct abi i386 = { 359, 360, 102, { 425, 426, 427 }, 362, 361, 0 };
 	size_t i386_jump;
 #endif
 	struct prog p = { insn, 0, cap, 0 };

@@ -34,6 +34,13 @@
  *   but native and i386)        not the ones checked here.
  *
  * Everything else is allowed: the program only ever narrows.
+ *
+ * WARDEN_NETGUARD_UNIX_GATED (allow_unix_socket; see unixgate.h) changes
+ * two lines: socket(AF_UNIX) is allowed for SOCK_STREAM and SOCK_SEQPACKET
+ * (datagrams stay refused), and every connect() and bind() of the native
+ * ABI goes to a supervisor (SECCOMP_RET_USER_NOTIF), which reads the
+ * address and makes the call itself or refuses it; the i386 ABI's get
+ * EACCES.  With no supervisor listening the kernel answers ENOSYS.
  */
 #ifndef WARDEN_NETGUARD_H
 #define WARDEN_NETGUARD_H
@@ -45,6 +52,7 @@
 enum warden_netguard_flags {
 	WARDEN_NETGUARD_INET_ANY = 1,  /* IP sockets of every kind stay open */
 	WARDEN_NETGUARD_INET_TCP = 2,  /* TCP sockets stay open */
+	WARDEN_NETGUARD_UNIX_GATED = 4, /* unix stream sockets, connect/bind supervised */
 };
 
 /* Room for the longest program warden_netguard_build() makes. */

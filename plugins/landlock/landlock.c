@@ -61,8 +61,10 @@
  *               command's own tree serves from one the host serves (both
  *               are refused, since the command cannot make one), and
  *               loopback TCP to its own server from TCP to the host's (both
- *               refused).  allow_unix_sockets cannot be honoured: with the
- *               list non-empty, confine() refuses.
+ *               refused).  allow_unix_sockets: passed to the runner as
+ *               --allow-unix-socket PATH, whose namespace init answers
+ *               for the command's connect() and bind() (unixgate.h);
+ *               without the namespaces confine() refuses.
  *   enabled     no network rule, no network guard, no abstract scoping.
  *
  * Config keys ([backend NAME] with plugin = landlock):
@@ -96,6 +98,8 @@
 #include <unistd.h>
 
 #include <warden/plugin.h>
+
+#include "unixgate.h"
 #include "sysctl.h"
 
 #define PROBE_TIMEOUT_MS 5000
@@ -483,6 +487,14 @@ static int policy_network(const struct warden_policy *policy)
 	                                          : WARDEN_NETWORK_ENABLED;
 }
 
+/* How many host sockets the policy names (a v1.0 host names none). */
+static size_t n_allowed(const struct warden_policy *policy)
+{
+	return WARDEN_POLICY_HAS(policy, n_allow_unix_sockets) &&
+	       policy->allow_unix_sockets != NULL
+	       ? policy->n_allow_unix_sockets : 0;
+}
+
 /* Refuses what the network guard cannot honour; fills out's network facts. */
 static int network_facts(const struct landlock *l, const struct warden_policy *policy,
                          struct warden_confine_out *out, char *err, size_t errlen)
@@ -493,13 +505,25 @@ static int network_facts(const struct landlock *l, const struct warden_policy *p
 		WARDEN_PLUGIN_ERR(err, errlen, "landlock: unknown network setting %d", network);
 		return -1;
 	}
-	if (network == WARDEN_NETWORK_RESTRICTED &&
-	    WARDEN_POLICY_HAS(policy, n_allow_unix_sockets) &&
-	    policy->n_allow_unix_sockets > 0) {
-		WARDEN_PLUGIN_ERR(err, errlen,
-		                  "landlock: allow_unix_socket %s cannot be let through: with the network restricted the command may not make a unix socket at all, so no named host socket can be reached (remove allow_unix_socket, or enable the network)",
-		                  policy->allow_unix_sockets[0]);
-		return -1;
+	if (network == WARDEN_NETWORK_RESTRICTED && n_allowed(policy) > 0) {
+		struct warden_unixgate g = { policy->allow_unix_sockets,
+		                             policy->n_allow_unix_sockets, 0 };
+		const char *bad = warden_unixgate_bad_name(&g);
+
+		if (bad != NULL) {
+			WARDEN_PLUGIN_ERR(err, errlen,
+			                  "landlock: allow_unix_socket %s: not an absolute path shorter than %zu bytes, which a unix socket address needs",
+			                  bad, sizeof(((struct sockaddr_un *)0)->sun_path));
+			return -1;
+		}
+		/* The runner's first process answers for the command's
+		 * connect() calls: without the namespaces there is none. */
+		if (!l->namespaces) {
+			WARDEN_PLUGIN_ERR(err, errlen,
+			                  "landlock: allow_unix_socket %s cannot be let through without the runner's PID namespace, whose first process answers for the command's connect() (remove allow_unix_socket, or enable the network)",
+			                  policy->allow_unix_sockets[0]);
+			return -1;
+		}
 	}
 	if (!WARDEN_CONFINE_OUT_HAS(out, network_detail))
 		return 0;
@@ -510,6 +534,13 @@ static int network_facts(const struct landlock *l, const struct warden_policy *p
 	}
 	out->network_enforcement = restricted_facts(l, out->network_detail,
 	                                            sizeof(out->network_detail));
+	if (n_allowed(policy) > 0) {
+		size_t used = strlen(out->network_detail);
+
+		snprintf(out->network_detail + used, sizeof(out->network_detail) - used,
+		         "; allow_unix_socket: %zu named host socket%s let through by the runner's first process",
+		         n_allowed(policy), n_allowed(policy) == 1 ? "" : "s");
+	}
 	return 0;
 }
 
@@ -663,6 +694,11 @@ static int landlock_confine(void *state, const char *const *argv, size_t argc,
 	    out->push_arg(out->sink, policy_network(policy) == WARDEN_NETWORK_RESTRICTED
 	                             ? "restricted" : "enabled") < 0)
 		goto oom;
+	if (policy_network(policy) == WARDEN_NETWORK_RESTRICTED)
+		for (i = 0; i < n_allowed(policy); i++)
+			if (out->push_arg(out->sink, "--allow-unix-socket") < 0 ||
+			    out->push_arg(out->sink, policy->allow_unix_sockets[i]) < 0)
+				goto oom;
 	if (ws && push_root(policy, out, root) < 0)
 		goto oom;
 	if (out->push_arg(out->sink, "--") < 0)

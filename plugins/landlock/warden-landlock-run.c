@@ -2,7 +2,8 @@
  * warden-landlock-run — run one command inside a Landlock file-write boundary.
  *
  *   warden-landlock-run [--status-fd N] [--no-namespaces]
- *                       [--network restricted|enabled] [--ro PATH]...
+ *                       [--network restricted|enabled]
+ *                       [--allow-unix-socket PATH]... [--ro PATH]...
  *                       [--rw PATH]... [--rw-fd N]... -- ARGV...
  *   warden-landlock-run --probe
  *
@@ -58,7 +59,13 @@
  *      writable, i.e. read-only; SysV IPC and mqueues refused with
  *      --no-namespaces) and, with the network restricted, the network
  *      guard (netguard.h: no unix socket of its own, no IP socket but TCP,
- *      which Landlock holds, or none at all below ABI 4);
+ *      which Landlock holds, or none at all below ABI 4).  With
+ *      --allow-unix-socket (only with the network restricted, and only
+ *      with the namespaces) the first process restricts itself with
+ *      Landlock alone; the command's process installs the guards, the
+ *      network guard with the gate (unixgate.h), and passes the gate's
+ *      listener up; the first process, undumpable, answers for the
+ *      command's connect() and bind() while it waits;
  *   8. execs the command.
  *
  * Finding the command: an ARGV[0] containing a slash is executed as given.
@@ -85,6 +92,7 @@
 #include "guard.h"
 #include "netguard.h"
 #include "runner.h"
+#include "unixgate.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -103,9 +111,11 @@
 #include <sys/ipc.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -230,6 +240,8 @@ struct args {
 	int no_namespaces;
 	int network_enabled;    /* --network enabled; restricted otherwise */
 	int network_set;
+	const char **allow;     /* --allow-unix-socket: the gate's list */
+	size_t n_allow;
 	const char **ro;
 	size_t n_ro;
 	const char **rw;
@@ -241,7 +253,7 @@ struct args {
 
 static const char usage[] =
 	"usage: warden-landlock-run [--status-fd N] [--no-namespaces] "
-	"[--network restricted|enabled] "
+	"[--network restricted|enabled] [--allow-unix-socket PATH]... "
 	"[--ro PATH]... [--rw PATH]... [--rw-fd N]... -- COMMAND [ARG]... "
 	"| --probe";
 
@@ -285,7 +297,8 @@ static void parse_args(int argc, char **argv, struct args *a)
 	a->ro = calloc((size_t)argc, sizeof *a->ro);
 	a->rw = calloc((size_t)argc, sizeof *a->rw);
 	a->rw_fd = calloc((size_t)argc, sizeof *a->rw_fd);
-	if (a->ro == NULL || a->rw == NULL || a->rw_fd == NULL)
+	a->allow = calloc((size_t)argc, sizeof *a->allow);
+	if (a->ro == NULL || a->rw == NULL || a->rw_fd == NULL || a->allow == NULL)
 		fatal("arguments", "out of memory");
 	for (i = 1; i < argc; i++) {
 		const char *opt = argv[i];
@@ -303,6 +316,8 @@ static void parse_args(int argc, char **argv, struct args *a)
 				fatal(opt, "'%s' is not an open descriptor above 2",
 				      argv[i]);
 			a->rw_fd[a->n_rw_fd++] = fd;
+		} else if (strcmp(opt, "--allow-unix-socket") == 0) {
+			a->allow[a->n_allow++] = take_path(opt, argc, argv, &i);
 		} else if (strcmp(opt, "--no-namespaces") == 0) {
 			a->no_namespaces = 1;
 		} else if (strcmp(opt, "--network") == 0) {
@@ -338,6 +353,22 @@ static void parse_args(int argc, char **argv, struct args *a)
 		fatal("arguments", "no command after '--' (%s)", usage);
 	if (argv[i + 1][0] == '\0')
 		fatal("arguments", "the command name is empty");
+	if (a->n_allow > 0) {
+		struct warden_unixgate g = { a->allow, a->n_allow, 0 };
+		const char *bad = warden_unixgate_bad_name(&g);
+
+		if (a->network_enabled)
+			fatal("--allow-unix-socket", "only with the network restricted "
+			      "(an enabled network reaches every socket already)");
+		if (a->no_namespaces)
+			fatal("--allow-unix-socket", "needs the PID namespace: its "
+			      "first process answers for the command's connect() "
+			      "calls (without namespaces, remove allow_unix_socket)");
+		if (bad != NULL)
+			fatal("--allow-unix-socket", "'%s' is longer than a unix "
+			      "socket address can hold (%zu bytes at most)", bad,
+			      sizeof(((struct sockaddr_un *)0)->sun_path) - 1);
+	}
 	for (size_t k = 0; k < a->n_rw_fd; k++)
 		if (a->rw_fd[k] == a->status_fd)
 			fatal("--rw-fd", "%d is also the status descriptor",
@@ -622,9 +653,9 @@ static void drop_capabilities(void)
 			fatal("capabilities", "still held after capset");
 }
 
-/* Steps 4-6 without the exec: shared by a run and by --probe.  guard is
- * WARDEN_GUARD_NO_IPC or 0; read-only is added when nothing is writable. */
-static void confine(int abi, const struct args *a, unsigned guard)
+/* Landlock, no_new_privs and no capability: the part of confine() the
+ * gate's supervisor shares with the command. */
+static void confine_self(int abi, const struct args *a)
 {
 	int ruleset = build_ruleset(abi, a);
 
@@ -634,16 +665,40 @@ static void confine(int abi, const struct args *a, unsigned guard)
 	if (syscall(__NR_landlock_restrict_self, ruleset, 0) < 0)
 		fatal("landlock", "restrict_self: %s", strerror(errno));
 	close(ruleset);
+}
+
+/* The guards; with --allow-unix-socket the network guard is the gate's,
+ * whose listener is returned (-1 otherwise).  From ABI 4 on Landlock
+ * refuses every TCP bind and connect, so TCP sockets may exist; below it
+ * no IP socket may. */
+static int install_guards(int abi, const struct args *a, unsigned guard)
+{
+	int inet = abi >= 4 ? WARDEN_NETGUARD_INET_TCP : 0, listener = -1;
+
 	if (a->n_rw == 0 && a->n_rw_fd == 0)
 		guard |= WARDEN_GUARD_READ_ONLY;
 	if (warden_guard_install(guard) < 0)
 		fatal("seccomp", "install the metadata guard: %s",
 		      strerror(errno));
-	/* From ABI 4 on Landlock refuses every TCP bind and connect, so TCP
-	 * sockets may exist; below it no IP socket may. */
-	if (!a->network_enabled &&
-	    warden_netguard_install(abi >= 4 ? WARDEN_NETGUARD_INET_TCP : 0) < 0)
+	if (a->network_enabled)
+		return -1;
+	if (a->n_allow > 0) {
+		listener = warden_unixgate_install(inet);
+		if (listener < 0)
+			fatal("seccomp", "install the network guard with its "
+			      "supervisor (allow_unix_socket): %s", strerror(errno));
+	} else if (warden_netguard_install(inet) < 0) {
 		fatal("seccomp", "install the network guard: %s", strerror(errno));
+	}
+	return listener;
+}
+
+/* Steps 4-6 without the exec: shared by a run and by --probe.  guard is
+ * WARDEN_GUARD_NO_IPC or 0; read-only is added when nothing is writable. */
+static void confine(int abi, const struct args *a, unsigned guard)
+{
+	confine_self(abi, a);
+	install_guards(abi, a, guard);
 }
 
 /* ----------------------------------------------------------------- exec */
@@ -846,6 +901,70 @@ static int wait_signal(const sigset_t *set)
 	}
 }
 
+/*
+ * Waits for one of `set` (blocked, read from sfd) like wait_signal(), and
+ * meanwhile answers the gate's notifications on *listener.  A listener
+ * that fails or that nobody uses any more is closed: the command's
+ * connect() and bind() then fail (ENOSYS), never pass.
+ */
+static int wait_signal_gated(int sfd, int *listener, const struct warden_unixgate *g)
+{
+	for (;;) {
+		struct pollfd p[2] = { { sfd, POLLIN, 0 }, { *listener, POLLIN, 0 } };
+		struct signalfd_siginfo si;
+		int r = poll(p, *listener >= 0 ? 2 : 1, -1);
+
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			fatal("poll", "%s", strerror(errno));
+		}
+		if (*listener >= 0 && p[1].revents != 0) {
+			if (!(p[1].revents & POLLIN) ||
+			    warden_unixgate_answer(*listener, g) < 0) {
+				close(*listener);
+				*listener = -1;
+			}
+		}
+		if ((p[0].revents & POLLIN) &&
+		    read(sfd, &si, sizeof si) == (ssize_t)sizeof si)
+			return (int)si.ssi_signo;
+	}
+}
+
+/*
+ * The gate's two halves, in run_init (the parent, with Landlock but no
+ * seccomp filter of its own) and in the command's process before its exec:
+ * the command installs the guards and sends the gate's listener up the
+ * socketpair.  Returns the listener in the parent (-1: the child failed,
+ * and said why on the status pipe).
+ */
+static int gate_take(int chan[2])
+{
+	int listener;
+
+	close(chan[1]);
+	listener = warden_unixgate_recv(chan[0]);
+	close(chan[0]);
+	/* The command may not ptrace the one that answers for it. */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+		fatal("prctl", "PR_SET_DUMPABLE: %s", strerror(errno));
+	return listener;
+}
+
+static void gate_give(int abi, const struct args *a, int chan[2])
+{
+	int listener;
+
+	close(chan[0]);
+	listener = install_guards(abi, a, 0);
+	if (warden_unixgate_send(chan[1], listener) < 0)
+		fatal("allow_unix_socket", "pass the supervisor its listener: %s",
+		      strerror(errno));
+	close(listener);
+	close(chan[1]);
+}
+
 /* Ends the runner the way the command ended. */
 __attribute__((noreturn))
 static void exit_as(int status)
@@ -879,10 +998,23 @@ __attribute__((noreturn))
 static void run_init(int abi, const struct args *a, int lifeline, int result,
                      const sigset_t *set)
 {
+	struct warden_unixgate gate = { a->allow, a->n_allow, 0 };
+	int chan[2] = { -1, -1 }, listener = -1, sfd = -1;
+
 	init_dies_with_runner(lifeline);
 	if (setsid() < 0)
 		fatal("setsid", "%s", strerror(errno));
-	confine(abi, a, 0);
+	if (a->n_allow > 0) {
+		/* The command gets the guards; this process answers for it. */
+		confine_self(abi, a);
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, chan) < 0)
+			fatal("socketpair", "%s", strerror(errno));
+		sfd = signalfd(-1, set, SFD_CLOEXEC);
+		if (sfd < 0)
+			fatal("signalfd", "%s", strerror(errno));
+	} else {
+		confine(abi, a, 0);
+	}
 	init_dies_with_runner(lifeline);
 	close(lifeline);
 	notice_partial(abi);
@@ -891,14 +1023,21 @@ static void run_init(int abi, const struct args *a, int lifeline, int result,
 	if (cmd < 0)
 		fatal("fork", "%s", strerror(errno));
 	if (cmd == 0) {
+		if (a->n_allow > 0) {
+			close(sfd);
+			gate_give(abi, a, chan);
+		}
 		restore_signals();
 		exec_command(a->command);
 	}
+	if (a->n_allow > 0)
+		listener = gate_take(chan);
 	/* From here on only the command's exec closes the status pipe. */
 	close(status_fd);
 	status_fd = -1;
 	for (;;) {
-		int sig = wait_signal(set), st;
+		int sig = a->n_allow > 0 ? wait_signal_gated(sfd, &listener, &gate)
+		                         : wait_signal(set), st;
 		pid_t w;
 
 		if (sig != SIGCHLD) {

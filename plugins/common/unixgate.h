@@ -1,0 +1,89 @@
+/*
+ * unixgate.h — a restricted network that lets named host unix sockets
+ * through (`[warden] allow_unix_socket`, DESIGN §2 "Network knob").
+ *
+ * A seccomp filter cannot read the address a connect() names, so the
+ * plain network guard (netguard.h) leaves the command no unix socket at
+ * all.  The gate keeps unix stream sockets and hands every connect() and
+ * bind() to a supervisor instead (SECCOMP_RET_USER_NOTIF):
+ *
+ *   - the command's process installs the guard with
+ *     WARDEN_NETGUARD_UNIX_GATED and a listener
+ *     (warden_unixgate_install), passes the listener to its parent over a
+ *     socketpair (warden_unixgate_send) and execs;
+ *   - the parent, which holds no such filter, answers each notification
+ *     (warden_unixgate_answer): it reads the address from the caller's
+ *     memory, takes the caller's socket (pidfd_getfd) and, when the
+ *     address is allowed, makes the call itself on that socket, with an
+ *     address of its own making; the caller gets its result.
+ *
+ * What is allowed:
+ *   connect(AF_UNIX pathname)  exactly a name on the list, byte for byte
+ *                              (no relative name, no link, no other
+ *                              spelling): the supervisor connects to the
+ *                              listed path, never to the bytes it read,
+ *                              so nothing the caller changes after the
+ *                              check is what gets connected;
+ *   connect(AF_UNIX abstract)  EACCES (host services listen there);
+ *   bind(AF_UNIX)              EACCES: no socket of the command's own on
+ *                              the file system or in the abstract
+ *                              namespace (it could squat a name a host
+ *                              client will look for);
+ *   connect/bind of any other  made on the caller's behalf when `inet` is
+ *   family                     set (the command has a network namespace
+ *                              of its own: its loopback is its own),
+ *                              EACCES otherwise.
+ * Anything the supervisor cannot establish (the caller's memory or socket
+ * unreadable, the caller gone, a malformed address) is refused, never let
+ * through.  A supervisor that is gone leaves every connect() and bind()
+ * failing with ENOSYS.
+ *
+ * The supervisor must hold the ptrace right over the command (same user,
+ * its ancestor, the command dumpable) to read its memory and take its
+ * socket; the supervisor itself should be made undumpable, so that the
+ * command cannot ptrace it in turn.
+ */
+#ifndef WARDEN_UNIXGATE_H
+#define WARDEN_UNIXGATE_H
+
+#include <stddef.h>
+#include <string.h>
+#include <sys/un.h>
+
+struct warden_unixgate {
+	const char *const *allow; /* absolute paths, each shorter than sun_path */
+	size_t n_allow;
+	int inet;                 /* IP calls made on the command's behalf */
+};
+
+/* Installs the network guard with netguard_flags | WARDEN_NETGUARD_UNIX_GATED
+ * on the calling thread (no_new_privs must be set).  Returns the listener
+ * (close-on-exec), or -1 with errno set. */
+int warden_unixgate_install(int netguard_flags);
+
+/* Passes fd over the unix socket chan; 0, or -1 with errno. */
+int warden_unixgate_send(int chan, int fd);
+
+/* Takes a descriptor from chan; the descriptor (close-on-exec), or -1
+ * with errno (EPIPE: the other end closed without sending one). */
+int warden_unixgate_recv(int chan);
+
+/* Checks that every name on g's list can be a socket address: NULL, or
+ * the first that cannot.  (Inline: the backends check with it too.) */
+static inline const char *warden_unixgate_bad_name(const struct warden_unixgate *g)
+{
+	size_t i;
+
+	for (i = 0; i < g->n_allow; i++)
+		if (g->allow[i] == NULL || g->allow[i][0] != '/' ||
+		    strlen(g->allow[i]) >= sizeof(((struct sockaddr_un *)0)->sun_path))
+			return g->allow[i] != NULL ? g->allow[i] : "(null)";
+	return NULL;
+}
+
+/* Answers the notification waiting on listener (call when it is
+ * readable).  0 when answered, or when the caller went away meanwhile;
+ * -1 with errno when the listener itself failed. */
+int warden_unixgate_answer(int listener, const struct warden_unixgate *g);
+
+#endif
