@@ -2,7 +2,7 @@
  * test_netguard.c — the network guard's program (plugins/common/netguard.c),
  * run by a classic-BPF interpreter over seccomp_data the way the kernel
  * would run it, for every flag set: which socket() and socketpair() calls
- * pass, what connect() and bind() get with the gate (a supervisor's
+ * pass, what connect(), bind() and listen() get with the gate (a supervisor's
  * notification on the native ABI, EACCES on i386), and that io_uring,
  * socketcall, x32 and foreign ABIs are shut.  The real kernel runs the
  * same program in tests/run/network.sh and tests/run/gate.sh; this test
@@ -112,6 +112,7 @@ static void test_plain_refuses_unix_sockets(void **state)
 		/* Without the gate connect() and bind() are the kernel's. */
 		assert_int_equal(native(fl, __NR_connect, 3, 0, 16), ALLOW);
 		assert_int_equal(native(fl, __NR_bind, 3, 0, 16), ALLOW);
+		assert_int_equal(native(fl, __NR_listen, 3, 16, 0), ALLOW);
 	}
 }
 
@@ -144,9 +145,12 @@ static void test_gate(void **state)
 		assert_int_equal(native(fl, __NR_socket, AF_UNIX, SOCK_DGRAM, 0), ERR(EACCES));
 		assert_int_equal(native(fl, __NR_socket, AF_UNIX, SOCK_RAW, 0), ERR(EACCES));
 		assert_int_equal(native(fl, __NR_socketpair, AF_UNIX, SOCK_DGRAM, 0), ERR(EACCES));
-		/* Every connect() and bind() is the supervisor's. */
+		/* Every connect(), bind() and listen() is the supervisor's
+		 * (listen: a unix socket autobound by a connect must not
+		 * become a server host clients can reach). */
 		assert_int_equal(native(fl, __NR_connect, 3, 0x1000, 110), NOTIFY);
 		assert_int_equal(native(fl, __NR_bind, 3, 0x1000, 110), NOTIFY);
+		assert_int_equal(native(fl, __NR_listen, 3, 16, 0), NOTIFY);
 		/* The rest of the program is as without the gate. */
 		assert_int_equal(native(fl, __NR_socket, AF_PACKET, SOCK_RAW, 0), ERR(EACCES));
 		assert_int_equal(native(fl, __NR_write, 1, 0, 0), ALLOW);
@@ -171,12 +175,15 @@ static void test_other_abis(void **state)
 		assert_int_equal(call(fl, AUDIT_ARCH_I386, 359, AF_PACKET, SOCK_RAW, 0), ERR(EACCES));
 		if (fl & WARDEN_NETGUARD_UNIX_GATED) {
 			/* The supervisor reads native addresses only: i386
-			 * connect (362) and bind (361) are refused outright. */
+			 * connect (362), bind (361) and listen (363) are
+			 * refused outright. */
 			assert_int_equal(call(fl, AUDIT_ARCH_I386, 362, 3, 0x1000, 110), ERR(EACCES));
 			assert_int_equal(call(fl, AUDIT_ARCH_I386, 361, 3, 0x1000, 110), ERR(EACCES));
+			assert_int_equal(call(fl, AUDIT_ARCH_I386, 363, 3, 16, 0), ERR(EACCES));
 			assert_int_equal(call(fl, AUDIT_ARCH_I386, 359, AF_UNIX, SOCK_STREAM, 0), ALLOW);
 		} else {
 			assert_int_equal(call(fl, AUDIT_ARCH_I386, 362, 3, 0x1000, 110), ALLOW);
+			assert_int_equal(call(fl, AUDIT_ARCH_I386, 363, 3, 16, 0), ALLOW);
 			assert_int_equal(call(fl, AUDIT_ARCH_I386, 359, AF_UNIX, SOCK_STREAM, 0), ERR(EACCES));
 		}
 #endif

@@ -1401,7 +1401,7 @@ static int network_plan(const struct bwrap *b, const struct warden_policy *polic
 		return -1;
 	}
 	if (n_allow > 0) {
-		struct warden_unixgate g = { policy->allow_unix_sockets, n_allow, 0 };
+		struct warden_unixgate g = { policy->allow_unix_sockets, n_allow, 0, NULL };
 		const char *bad = warden_unixgate_bad_name(&g);
 
 		if (bad != NULL) {

@@ -86,8 +86,10 @@
  * process too, and the guard's listener must be held by a process the
  * guard does not bind); this process forks ARGV, which installs the
  * network guard with the gate before its exec and passes the listener up;
- * this one, made undumpable (the command may not ptrace it), answers the
- * command's connect() and bind() calls, passes on the signals it gets
+ * this one, made undumpable before the fork (the command may not ptrace
+ * it), having opened each listed socket first (unixgate.h: what a name
+ * leads to later changes nothing), answers the command's connect(),
+ * bind() and listen() calls, passes on the signals it gets
  * (INT, TERM, HUP, QUIT, USR1, USR2), and ends as ARGV ended.  ARGV is
  * found in PATH as bwrap would (execvp); when it cannot be run the line is
  * "warden-bwrap-exec: exec ARGV0: WHY" and the status 127 (not found) or
@@ -581,6 +583,16 @@ static void gate(int argc, char **argv)
 		fatal("signals", "%s", strerror(errno));
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, chan) < 0)
 		fatal("socketpair", "%s", strerror(errno));
+	/* The sockets the names lead to now, before the command can change
+	 * what they lead to (a link, a renamed directory in /tmp or in the
+	 * workspace). */
+	if (warden_unixgate_pin(&g) < 0)
+		fatal("allow_unix_socket", "%s", strerror(errno));
+	/* The command may not ptrace the one that answers for it: undumpable
+	 * before the fork, so that no moment is left after the command's
+	 * exec (which makes the command dumpable again). */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+		fatal("prctl", "PR_SET_DUMPABLE: %s", strerror(errno));
 	pid = fork();
 	if (pid < 0)
 		fatal("fork", "%s", strerror(errno));
@@ -607,9 +619,6 @@ static void gate(int argc, char **argv)
 	close(chan[1]);
 	listener = warden_unixgate_recv(chan[0]);
 	close(chan[0]);
-	/* The command may not ptrace the one that answers for it. */
-	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
-		fatal("prctl", "PR_SET_DUMPABLE: %s", strerror(errno));
 	for (;;) {
 		struct pollfd p[2] = { { sfd, POLLIN, 0 }, { listener, POLLIN, 0 } };
 		struct signalfd_siginfo si;

@@ -75,7 +75,7 @@ struct prog {
 struct abi {
 	uint32_t socket, socketpair, socketcall; /* socketcall: 0 when none */
 	uint32_t io_uring[3];
-	uint32_t connect, bind;
+	uint32_t connect, bind, listen;
 	int native;  /* the ABI the gate's supervisor reads addresses of */
 };
 
@@ -204,10 +204,12 @@ static void abi_block(struct prog *p, const struct abi *a, int flags)
 	if (a->socketcall != 0)
 		ret_if_eq(p, a->socketcall, RET_ENOSYS);
 	if (flags & WARDEN_NETGUARD_UNIX_GATED) {
-		/* The supervisor answers for every connect() and bind() of the
-		 * native ABI; it reads the address the native way only. */
+		/* The supervisor answers for every connect(), bind() and
+		 * listen() of the native ABI; it reads the address the native
+		 * way only. */
 		ret_if_eq(p, a->connect, a->native ? RET_NOTIFY : RET_EACCES);
 		ret_if_eq(p, a->bind, a->native ? RET_NOTIFY : RET_EACCES);
+		ret_if_eq(p, a->listen, a->native ? RET_NOTIFY : RET_EACCES);
 	}
 	blk = begin_block_if_eq(p, a->socket);
 	socket_block(p, flags);
@@ -228,11 +230,11 @@ int warden_netguard_build(int flags, struct sock_filter *insn, size_t cap)
 		0,
 #endif
 		{ __NR_io_uring_setup, __NR_io_uring_enter, __NR_io_uring_register },
-		__NR_connect, __NR_bind, 1,
+		__NR_connect, __NR_bind, __NR_listen, 1,
 	};
 #ifdef NG_HAS_I386
 	/* arch/x86/entry/syscalls/syscall_32.tbl */
-	static const struct abi i386 = { 359, 360, 102, { 425, 426, 427 }, 362, 361, 0 };
+	static const struct abi i386 = { 359, 360, 102, { 425, 426, 427 }, 362, 361, 363, 0 };
 	size_t i386_jump;
 #endif
 	struct prog p = { insn, 0, cap, 0 };

@@ -37,10 +37,11 @@
  *
  * WARDEN_NETGUARD_UNIX_GATED (allow_unix_socket; see unixgate.h) changes
  * two lines: socket(AF_UNIX) is allowed for SOCK_STREAM and SOCK_SEQPACKET
- * (datagrams stay refused), and every connect() and bind() of the native
- * ABI goes to a supervisor (SECCOMP_RET_USER_NOTIF), which reads the
- * address and makes the call itself or refuses it; the i386 ABI's get
- * EACCES.  With no supervisor listening the kernel answers ENOSYS.
+ * (datagrams stay refused), and every connect(), bind() and listen() of
+ * the native ABI goes to a supervisor (SECCOMP_RET_USER_NOTIF), which
+ * reads the address and the socket and makes the call itself or refuses
+ * it; the i386 ABI's get EACCES.  With no supervisor listening the kernel
+ * answers ENOSYS.
  */
 #ifndef WARDEN_NETGUARD_H
 #define WARDEN_NETGUARD_H

@@ -9,14 +9,18 @@
 #include "netguard.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/un.h>
@@ -27,6 +31,9 @@
 #endif
 #ifndef SYS_pidfd_getfd
 #define SYS_pidfd_getfd 438
+#endif
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL /* Linux 6.9: a pidfd of any thread */
 #endif
 
 #if defined(__x86_64__)
@@ -120,9 +127,32 @@ int warden_unixgate_recv(int chan)
 	return fd;
 }
 
-/* The listed path the address names exactly, or NULL. */
-static const char *listed(const struct warden_unixgate *g,
-                          const struct sockaddr_un *sun, size_t len)
+int warden_unixgate_pin(struct warden_unixgate *g)
+{
+	size_t i;
+
+	g->pinned = malloc((g->n_allow > 0 ? g->n_allow : 1) * sizeof(*g->pinned));
+	if (g->pinned == NULL)
+		return -1;
+	for (i = 0; i < g->n_allow; i++) {
+		struct stat st;
+		int fd = open(g->allow[i], O_PATH | O_CLOEXEC);
+
+		if (fd < 0) {
+			g->pinned[i] = -(errno != 0 ? errno : ENOENT);
+		} else if (fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode)) {
+			close(fd);
+			g->pinned[i] = -ECONNREFUSED; /* what connect() says */
+		} else {
+			g->pinned[i] = fd;
+		}
+	}
+	return 0;
+}
+
+/* The index of the listed name the address names exactly, or -1. */
+static long listed(const struct warden_unixgate *g,
+                   const struct sockaddr_un *sun, size_t len)
 {
 	size_t room = len - offsetof(struct sockaddr_un, sun_path);
 	size_t n = strnlen(sun->sun_path, room), i;
@@ -130,8 +160,40 @@ static const char *listed(const struct warden_unixgate *g,
 	for (i = 0; i < g->n_allow; i++)
 		if (strlen(g->allow[i]) == n &&
 		    memcmp(g->allow[i], sun->sun_path, n) == 0)
-			return g->allow[i];
-	return NULL;
+			return (long)i;
+	return -1;
+}
+
+/* A pidfd of the calling thread (any thread since Linux 6.9; a process's
+ * first thread before). */
+static int pidfd_of(pid_t tid)
+{
+	int fd = (int)syscall(SYS_pidfd_open, tid, PIDFD_THREAD);
+
+	if (fd < 0 && errno == EINVAL)
+		fd = (int)syscall(SYS_pidfd_open, tid, 0);
+	return fd;
+}
+
+/* listen() on the caller's socket: never on a unix one (the command
+ * binds none; one it has is the kernel's autobind, see unixgate.h). */
+static int decide_listen(int pidfd, const struct seccomp_notif *req)
+{
+	int sock = (int)syscall(SYS_pidfd_getfd, pidfd,
+	                        (int)(uint32_t)req->data.args[0], 0), e, domain;
+	socklen_t dlen = sizeof(domain);
+
+	e = errno;
+	if (sock < 0)
+		return e == EBADF ? EBADF : EACCES;
+	if (getsockopt(sock, SOL_SOCKET, SO_DOMAIN, &domain, &dlen) < 0)
+		e = errno == ENOTSOCK ? ENOTSOCK : EACCES;
+	else if (domain == AF_UNIX)
+		e = EACCES;
+	else
+		e = listen(sock, (int)req->data.args[1]) < 0 ? errno : 0;
+	close(sock);
+	return e;
 }
 
 static int still_waiting(int listener, uint64_t id)
@@ -156,17 +218,25 @@ static int decide(int listener, const struct seccomp_notif *req,
 	struct iovec local, remote;
 
 	if (req->data.arch != UG_NATIVE_ARCH ||
-	    (!connecting && req->data.nr != __NR_bind))
+	    (!connecting && req->data.nr != __NR_bind &&
+	     req->data.nr != __NR_listen))
 		return EACCES;
-	if (len < sizeof(sa_family_t) || len > sizeof addr.ss)
-		return EINVAL;
-	pidfd = (int)syscall(SYS_pidfd_open, (pid_t)req->pid, 0);
+	pidfd = pidfd_of((pid_t)req->pid);
 	if (pidfd < 0)
 		return EACCES;
 	/* Still waiting: the pid was not reused, the pidfd is the caller's. */
 	if (!still_waiting(listener, req->id)) {
 		close(pidfd);
 		return EACCES;
+	}
+	if (req->data.nr == __NR_listen) {
+		e = decide_listen(pidfd, req);
+		close(pidfd);
+		return e;
+	}
+	if (len < sizeof(sa_family_t) || len > sizeof addr.ss) {
+		close(pidfd);
+		return EINVAL;
 	}
 	memset(&addr, 0, sizeof addr);
 	local.iov_base = &addr;
@@ -184,22 +254,30 @@ static int decide(int listener, const struct seccomp_notif *req,
 		return EACCES;
 	}
 	if (addr.sa.sa_family == AF_UNIX) {
-		const char *path;
+		long k;
+		int n;
 
 		if (!connecting || len == sizeof(sa_family_t) ||
 		    addr.sun.sun_path[0] == '\0' ||
-		    (path = listed(g, &addr.sun, len)) == NULL) {
+		    (k = listed(g, &addr.sun, len)) < 0) {
 			close(pidfd);
 			return len == sizeof(sa_family_t) ? EINVAL : EACCES;
 		}
-		/* The listed path, not the bytes read: nothing the caller
-		 * writes after the check is what gets connected. */
+		if (g->pinned[k] < 0) {
+			close(pidfd);
+			return -g->pinned[k];
+		}
+		/* The socket the name led to at the start, not the bytes read
+		 * nor what the name leads to now: nothing the caller writes
+		 * after the check, nor a link or another socket it put in
+		 * the name's place, is what gets connected. */
 		memset(&own, 0, sizeof own);
 		own.sun.sun_family = AF_UNIX;
-		memcpy(own.sun.sun_path, path, strlen(path) + 1);
+		n = snprintf(own.sun.sun_path, sizeof own.sun.sun_path,
+		             "/proc/self/fd/%d", g->pinned[k]);
 		call_addr = &own.sa;
 		call_len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
-		                       strlen(path) + 1);
+		                       (size_t)n + 1);
 	} else if (g->inet) {
 		call_addr = &addr.sa;
 		call_len = (socklen_t)len;

@@ -4,8 +4,8 @@
  *
  * A seccomp filter cannot read the address a connect() names, so the
  * plain network guard (netguard.h) leaves the command no unix socket at
- * all.  The gate keeps unix stream sockets and hands every connect() and
- * bind() to a supervisor instead (SECCOMP_RET_USER_NOTIF):
+ * all.  The gate keeps unix stream sockets and hands every connect(),
+ * bind() and listen() to a supervisor instead (SECCOMP_RET_USER_NOTIF):
  *
  *   - the command's process installs the guard with
  *     WARDEN_NETGUARD_UNIX_GATED and a listener
@@ -21,22 +21,32 @@
  *   connect(AF_UNIX pathname)  exactly a name on the list, byte for byte
  *                              (no relative name, no link, no other
  *                              spelling): the supervisor connects to the
- *                              listed path, never to the bytes it read,
- *                              so nothing the caller changes after the
- *                              check is what gets connected;
+ *                              socket the name led to when it started
+ *                              (warden_unixgate_pin), never to the bytes
+ *                              it read nor to what the name leads to by
+ *                              then: nothing the caller changes after the
+ *                              check (the address) or before it (a link,
+ *                              a renamed directory, another socket put in
+ *                              the name's place) is what gets connected;
  *   connect(AF_UNIX abstract)  EACCES (host services listen there);
  *   bind(AF_UNIX)              EACCES: no socket of the command's own on
  *                              the file system or in the abstract
  *                              namespace (it could squat a name a host
  *                              client will look for);
+ *   listen(AF_UNIX)            EACCES: a socket with SO_PASSCRED gets an
+ *                              abstract name of the kernel's choosing
+ *                              (autobind) when it connects, even when the
+ *                              connect fails; listening there, the command
+ *                              would be reachable by host clients;
+ *   listen(any other family)   made on the caller's behalf;
  *   connect/bind of any other  made on the caller's behalf when `inet` is
  *   family                     set (the command has a network namespace
  *                              of its own: its loopback is its own),
  *                              EACCES otherwise.
  * Anything the supervisor cannot establish (the caller's memory or socket
  * unreadable, the caller gone, a malformed address) is refused, never let
- * through.  A supervisor that is gone leaves every connect() and bind()
- * failing with ENOSYS.
+ * through.  A supervisor that is gone leaves every connect(), bind() and
+ * listen() failing with ENOSYS.
  *
  * The supervisor must hold the ptrace right over the command (same user,
  * its ancestor, the command dumpable) to read its memory and take its
@@ -54,6 +64,8 @@ struct warden_unixgate {
 	const char *const *allow; /* absolute paths, each shorter than sun_path */
 	size_t n_allow;
 	int inet;                 /* IP calls made on the command's behalf */
+	int *pinned;              /* per name: an O_PATH descriptor of its
+	                           * socket, or -errno (warden_unixgate_pin) */
 };
 
 /* Installs the network guard with netguard_flags | WARDEN_NETGUARD_UNIX_GATED
@@ -80,6 +92,13 @@ static inline const char *warden_unixgate_bad_name(const struct warden_unixgate 
 			return g->allow[i] != NULL ? g->allow[i] : "(null)";
 	return NULL;
 }
+
+/* Opens each listed name (O_PATH, close-on-exec) before the command
+ * starts, and keeps the descriptor when it is a socket (else -errno:
+ * -ENOENT, -ECONNREFUSED when it is no socket); connects are then made to
+ * those sockets (through /proc/self/fd), whatever the names lead to later.
+ * 0, or -1 with errno (ENOMEM). */
+int warden_unixgate_pin(struct warden_unixgate *g);
 
 /* Answers the notification waiting on listener (call when it is
  * readable).  0 when answered, or when the caller went away meanwhile;

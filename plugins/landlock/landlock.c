@@ -507,7 +507,7 @@ static int network_facts(const struct landlock *l, const struct warden_policy *p
 	}
 	if (network == WARDEN_NETWORK_RESTRICTED && n_allowed(policy) > 0) {
 		struct warden_unixgate g = { policy->allow_unix_sockets,
-		                             policy->n_allow_unix_sockets, 0 };
+		                             policy->n_allow_unix_sockets, 0, NULL };
 		const char *bad = warden_unixgate_bad_name(&g);
 
 		if (bad != NULL) {

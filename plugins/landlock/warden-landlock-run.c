@@ -354,7 +354,7 @@ static void parse_args(int argc, char **argv, struct args *a)
 	if (argv[i + 1][0] == '\0')
 		fatal("arguments", "the command name is empty");
 	if (a->n_allow > 0) {
-		struct warden_unixgate g = { a->allow, a->n_allow, 0 };
+		struct warden_unixgate g = { a->allow, a->n_allow, 0, NULL };
 		const char *bad = warden_unixgate_bad_name(&g);
 
 		if (a->network_enabled)
@@ -946,9 +946,6 @@ static int gate_take(int chan[2])
 	close(chan[1]);
 	listener = warden_unixgate_recv(chan[0]);
 	close(chan[0]);
-	/* The command may not ptrace the one that answers for it. */
-	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
-		fatal("prctl", "PR_SET_DUMPABLE: %s", strerror(errno));
 	return listener;
 }
 
@@ -998,7 +995,7 @@ __attribute__((noreturn))
 static void run_init(int abi, const struct args *a, int lifeline, int result,
                      const sigset_t *set)
 {
-	struct warden_unixgate gate = { a->allow, a->n_allow, 0 };
+	struct warden_unixgate gate = { a->allow, a->n_allow, 0, NULL };
 	int chan[2] = { -1, -1 }, listener = -1, sfd = -1;
 
 	init_dies_with_runner(lifeline);
@@ -1012,6 +1009,15 @@ static void run_init(int abi, const struct args *a, int lifeline, int result,
 		sfd = signalfd(-1, set, SFD_CLOEXEC);
 		if (sfd < 0)
 			fatal("signalfd", "%s", strerror(errno));
+		/* The sockets the names lead to now, before the command can
+		 * change what they lead to (a link, a renamed directory). */
+		if (warden_unixgate_pin(&gate) < 0)
+			fatal("allow_unix_socket", "%s", strerror(errno));
+		/* The command may not ptrace the one that answers for it:
+		 * undumpable before the fork, so that no moment is left after
+		 * the command's exec (which makes it dumpable again). */
+		if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+			fatal("prctl", "PR_SET_DUMPABLE: %s", strerror(errno));
 	} else {
 		confine(abi, a, 0);
 	}

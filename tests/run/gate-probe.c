@@ -19,6 +19,21 @@
  *   i386:PATH         connect(2) through the i386 ABI (int 0x80) on
  *                     x86-64, in a child; elsewhere "skipped"; where
  *                     int 0x80 faults, "refused" saying so
+ *   swap:PATH:OTHER   puts a link to OTHER in PATH's place (PATH's
+ *                     directory renamed to DIR.moved, a new DIR holding
+ *                     the link; a line "swapped: yes" or "swapped: no:
+ *                     WHY" first), then connect:PATH
+ *   autobind:PATH     a stream socket with SO_PASSCRED connected to PATH,
+ *                     whose connect fails (a socket nobody listens on);
+ *                     the kernel gave it an abstract name anyway (a line
+ *                     "autobound: @NAME" or "autobound: no"); then
+ *                     listen() on it, which would make the command a
+ *                     server host clients can reach: "reached" when
+ *                     listen() succeeds
+ *   thread:PATH       connect:PATH from a second thread ("skipped" on a
+ *                     kernel that has no pidfd of a thread, before 6.9)
+ *   own-listener      a seccomp filter of its own with a listener, whose
+ *                     answers would come before the supervisor's
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -30,9 +45,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/uio.h>
 #include <sys/un.h>
@@ -191,6 +212,108 @@ static int peek_parent(void)
 	return process_vm_readv(getppid(), &local, 1, &remote, 1, 0) < 0 ? -1 : 0;
 }
 
+static int swap(const char *spec)
+{
+	char *copy = strdup(spec), *path, *other, *slash, moved[4200];
+
+	if (copy == NULL || (path = strtok(copy, ":")) == NULL ||
+	    (other = strtok(NULL, ":")) == NULL ||
+	    (slash = strrchr(path, '/')) == NULL || slash == path) {
+		errno = EINVAL;
+		return -1;
+	}
+	*slash = '\0';
+	snprintf(moved, sizeof(moved), "%s.moved", path);
+	if (rename(path, moved) < 0)
+		printf("swapped: no: rename %s: %s\n", path, strerror(errno));
+	else if (mkdir(path, 0755) < 0)
+		printf("swapped: no: mkdir %s: %s\n", path, strerror(errno));
+	else if (*slash = '/', symlink(other, path) < 0)
+		printf("swapped: no: symlink %s: %s\n", path, strerror(errno));
+	else
+		printf("swapped: yes\n");
+	*slash = '/';
+	fflush(stdout);
+	int r = stream_to(path, 0), e = errno;
+	free(copy);
+	errno = e;
+	return r;
+}
+
+static int autobind(const char *path)
+{
+	struct sockaddr_un sun, name;
+	socklen_t len = fill(&sun, path, 0), nlen = sizeof(name);
+	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1, r, e;
+
+	if (s < 0)
+		return -1;
+	if (setsockopt(s, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) < 0 ||
+	    connect(s, (struct sockaddr *)&sun, len) == 0) {
+		e = errno != 0 ? errno : EISCONN;
+		close(s);
+		errno = e;
+		return -1;
+	}
+	memset(&name, 0, sizeof(name));
+	if (getsockname(s, (struct sockaddr *)&name, &nlen) == 0 &&
+	    nlen > sizeof(sa_family_t) && name.sun_path[0] == '\0')
+		printf("autobound: @%.*s\n", (int)(nlen - sizeof(sa_family_t) - 1),
+		       name.sun_path + 1);
+	else
+		printf("autobound: no\n");
+	r = listen(s, 4);
+	e = errno;
+	close(s);
+	errno = e;
+	return r;
+}
+
+static const char *thread_path;
+static int thread_r, thread_e;
+
+static void *thread_connect(void *arg)
+{
+	(void)arg;
+	thread_r = stream_to(thread_path, 0);
+	thread_e = errno;
+	return NULL;
+}
+
+static int in_thread(const char *path)
+{
+	pthread_t t;
+	int fd = (int)syscall(SYS_pidfd_open, getpid(), O_EXCL /* PIDFD_THREAD */);
+
+	if (fd < 0 && errno == EINVAL)
+		return -4;
+	if (fd >= 0)
+		close(fd);
+	thread_path = path;
+	if (pthread_create(&t, NULL, thread_connect, NULL) != 0) {
+		errno = EAGAIN;
+		return -1;
+	}
+	pthread_join(t, NULL);
+	errno = thread_e;
+	return thread_r;
+}
+
+static int own_listener(void)
+{
+	struct sock_filter allow = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	struct sock_fprog prog = { 1, &allow };
+	long fd;
+
+	prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+	fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+	             SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+	if (fd < 0)
+		return -1;
+	close((int)fd);
+	return 0;
+}
+
 /* In a child: a kernel without the i386 ABI (or a machine that refuses
  * int 0x80) kills it with SIGSEGV, which is said as such. */
 static int i386_connect_child(const char *path);
@@ -289,12 +412,22 @@ int main(int argc, char **argv)
 			r = peek_parent();
 		else if (strncmp(a, "i386:", 5) == 0)
 			r = i386_connect(arg);
+		else if (strncmp(a, "swap:", 5) == 0)
+			r = swap(arg);
+		else if (strncmp(a, "autobind:", 9) == 0)
+			r = autobind(arg);
+		else if (strncmp(a, "thread:", 7) == 0)
+			r = in_thread(arg);
+		else if (strcmp(a, "own-listener") == 0)
+			r = own_listener();
 		else {
 			fprintf(stderr, "gate-probe: unknown action %s\n", a);
 			return 2;
 		}
 		if (r == -2)
 			printf("%s: skipped: not an x86-64 build\n", a);
+		else if (r == -4)
+			printf("%s: skipped: no pidfd of a thread here (Linux < 6.9)\n", a);
 		else if (r == -3)
 			printf("%s: refused: int 0x80 faults here (SIGSEGV): no i386 ABI to reach\n", a);
 		else if (r == 0)

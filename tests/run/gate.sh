@@ -7,8 +7,13 @@
 # pathname sockets, the same socket by another name (a link, a relative
 # name, `.` in the path), an abstract socket, a datagram socket, binding a
 # socket of its own, an address flipped by another thread while the
-# supervisor checks it, the i386 ABI, and the supervisor itself (ptrace,
-# its memory).  The host's state is checked through the markers.
+# supervisor checks it, the i386 ABI, the supervisor itself (ptrace, its
+# memory), a listed name in the workspace or the private /tmp that the
+# command points elsewhere during the run (a link in a renamed directory's
+# place), listen() on a socket the kernel autobound when its connect
+# failed, and a seccomp listener of the command's own.  A connect from a
+# second thread is let through.  The host's state is checked through the
+# markers.
 . "${top_srcdir:?run by make check}/tests/run/lib.sh"
 
 SERVERS=$top_srcdir/tests/run/net-servers.py
@@ -26,14 +31,21 @@ SERVERS_PID=$!
 mkdir "$T/net2"
 "$PY" "$SERVERS" "$T/net2" "$TMPDIR_HOST" 2>"$T/net2/servers.err" &
 SERVERS2_PID=$!
-trap 'kill $SERVERS_PID $SERVERS2_PID 2>/dev/null; wait $SERVERS_PID $SERVERS2_PID 2>/dev/null; rm -rf "$T" "$SOCKDIR" "$TMPDIR_HOST"' EXIT
+# A third inside the workspace, which the command can write in
+# workspace-write: it may rename the directory and put a link to another
+# socket in the named socket's place.
+mkdir "$T/net3" "$T/ws/sub"
+"$PY" "$SERVERS" "$T/net3" "$T/ws/sub" 2>"$T/net3/servers.err" &
+SERVERS3_PID=$!
+trap 'kill $SERVERS_PID $SERVERS2_PID $SERVERS3_PID 2>/dev/null; wait $SERVERS_PID $SERVERS2_PID $SERVERS3_PID 2>/dev/null; rm -rf "$T" "$SOCKDIR" "$TMPDIR_HOST"' EXIT
 i=0
-while { [ ! -e "$T/net/addresses" ] || [ ! -e "$T/net2/addresses" ]; } && [ $i -lt 100 ]; do
+while { [ ! -e "$T/net/addresses" ] || [ ! -e "$T/net2/addresses" ] ||
+	[ ! -e "$T/net3/addresses" ]; } && [ $i -lt 100 ]; do
 	sleep 0.1
 	i=$((i + 1))
 done
-[ -e "$T/net/addresses" ] && [ -e "$T/net2/addresses" ] ||
-	{ echo "FAIL: the servers did not start: $(cat "$T/net/servers.err" "$T/net2/servers.err")"; exit 1; }
+[ -e "$T/net/addresses" ] && [ -e "$T/net2/addresses" ] && [ -e "$T/net3/addresses" ] ||
+	{ echo "FAIL: the servers did not start: $(cat "$T/net/servers.err" "$T/net2/servers.err" "$T/net3/servers.err")"; exit 1; }
 
 addr() { sed -n "s/^$1 //p" "$T/net/addresses"; }
 ALLOWED=$(addr allowed)
@@ -41,13 +53,18 @@ OTHER=$(addr unix)
 DGRAM=$(addr unixdgram)
 ABSTRACT=$(addr abstract)
 TMPALLOWED=$(sed -n 's/^allowed //p' "$T/net2/addresses")
+WSALLOWED=$(sed -n 's/^allowed //p' "$T/net3/addresses")
+# A listed socket nobody listens on any more: its connect fails.
+DEAD=$SOCKDIR/dead.sock
+"$PY" -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$DEAD"
+[ -S "$DEAD" ] || { echo "FAIL: no socket $DEAD"; exit 1; }
 ln -s "$ALLOWED" "$T/ws/link.sock"
 REL=$("$PY" -c 'import os, sys; print(os.path.relpath(sys.argv[1], sys.argv[2]))' "$ALLOWED" "$T/ws")
 DOT=$(dirname "$ALLOWED")/./allowed.sock
 
 reset_markers() {
-	rm -rf "$T/net/markers" "$T/net2/markers"
-	mkdir "$T/net/markers" "$T/net2/markers"
+	rm -rf "$T/net/markers" "$T/net2/markers" "$T/net3/markers"
+	mkdir "$T/net/markers" "$T/net2/markers" "$T/net3/markers"
 }
 marker() { [ -e "$T/net/markers/$1" ]; }
 
@@ -70,13 +87,16 @@ for b in bwrap landlock; do
 	for mode in read-only workspace-write; do
 		what="$b $mode"
 		EXTRA="allow_unix_socket = $ALLOWED
-allow_unix_socket = $TMPALLOWED" config "g-$b-$mode" "$mode" "$b"
+allow_unix_socket = $TMPALLOWED
+allow_unix_socket = $WSALLOWED
+allow_unix_socket = $DEAD" config "g-$b-$mode" "$mode" "$b"
 		reset_markers
 		wr "g-$b-$mode" run -- "$PROBE" "connect:$ALLOWED" "connect:$TMPALLOWED" \
 			"connect:$OTHER" "connect:$T/ws/link.sock" "connect:$REL" \
 			"connect:$DOT" "abstract:$ABSTRACT" "dgram:$DGRAM" \
 			"bind:$T/ws/own.sock" "bindabs:warden-gate-own-$$" \
-			"ptrace-parent" "peek-parent" "i386:$ALLOWED"
+			"ptrace-parent" "peek-parent" "i386:$ALLOWED" \
+			"autobind:$DEAD" "thread:$ALLOWED" own-listener
 		[ "$rc" -eq 0 ] && ok "$what: the run succeeded" ||
 			fail "$what: rc=$rc: $(cat "$T/err")"
 		reached "$what" "connect:$ALLOWED"
@@ -89,9 +109,18 @@ allow_unix_socket = $TMPALLOWED" config "g-$b-$mode" "$mode" "$b"
 		for a in "connect:$OTHER" "connect:$T/ws/link.sock" "connect:$REL" \
 			"connect:$DOT" "abstract:$ABSTRACT" "dgram:$DGRAM" \
 			"bind:$T/ws/own.sock" "bindabs:warden-gate-own-$$" \
-			ptrace-parent peek-parent; do
+			ptrace-parent peek-parent "autobind:$DEAD" own-listener; do
 			refused "$what" "$a"
 		done
+		# The refusal of listen() is only worth something if the
+		# kernel did give the socket a name.
+		grep -q '^autobound: @' "$T/out" &&
+			ok "$what: autobind: the socket had an abstract name ($(grep '^autobound: ' "$T/out")), and could not listen on it" ||
+			fail "$what: autobind: $(grep '^autobound: ' "$T/out")"
+		case $(line "thread:$ALLOWED") in
+		*skipped*) echo "SKIP: $what: $(line "thread:$ALLOWED")" ;;
+		*) reached "$what" "thread:$ALLOWED" ;;
+		esac
 		case $(line "i386:$ALLOWED") in
 		*skipped*) echo "SKIP: $what: the i386 ABI (not an x86-64 build)" ;;
 		*"int 0x80 faults"*)
@@ -112,6 +141,28 @@ allow_unix_socket = $TMPALLOWED" config "g-$b-$mode" "$mode" "$b"
 		done
 		[ ! -e "$T/ws/own.sock" ] && ok "$what: no socket of its own was bound" ||
 			fail "$what: $T/ws/own.sock exists"
+
+		# The named sockets in the workspace and in the private /tmp
+		# pointed at another one during the run (its directory renamed,
+		# a link in its place): the supervisor still connects to the
+		# socket each name led to at the start.
+		reset_markers
+		wr "g-$b-$mode" run -- "$PROBE" "swap:$WSALLOWED:$OTHER" "swap:$TMPALLOWED:$OTHER"
+		swapped=$(grep '^swapped: ' "$T/out" | head -n 1)
+		if [ -d "$T/ws/sub.moved" ]; then
+			rm -rf "$T/ws/sub"
+			mv "$T/ws/sub.moved" "$T/ws/sub"
+		fi
+		[ -S "$TMPALLOWED" ] || fail "$what: the host's $TMPALLOWED is gone"
+		reached "$what" "swap:$WSALLOWED:$OTHER"
+		reached "$what" "swap:$TMPALLOWED:$OTHER"
+		case $mode:$swapped in
+		workspace-write:"swapped: yes" | read-only:"swapped: no: "*) ok "$what: swap: $swapped" ;;
+		*) fail "$what: swap in $mode: $swapped" ;;
+		esac
+		[ -e "$T/net3/markers/allowed" ] && [ -e "$T/net2/markers/allowed" ] && ! marker unix &&
+			ok "$what: swap: only the sockets the names led to at the start were contacted" ||
+			fail "$what: swap: markers $(ls "$T/net/markers") / $(ls "$T/net2/markers") / $(ls "$T/net3/markers"): $(cat "$T/out")"
 
 		# The address flipped by another thread between the named
 		# socket and another one: only the named one ever answers.
