@@ -210,6 +210,11 @@ static void abi_block(struct prog *p, const struct abi *a, int flags)
 		ret_if_eq(p, a->connect, a->native ? RET_NOTIFY : RET_EACCES);
 		ret_if_eq(p, a->bind, a->native ? RET_NOTIFY : RET_EACCES);
 		ret_if_eq(p, a->listen, a->native ? RET_NOTIFY : RET_EACCES);
+	} else if (flags & WARDEN_NETGUARD_INET_TCP) {
+		/* Landlock refuses TCP bind but not the bind listen() makes
+		 * itself on an unbound socket: an ephemeral port on every
+		 * address of the host, which anyone could connect to. */
+		ret_if_eq(p, a->listen, RET_EACCES);
 	}
 	blk = begin_block_if_eq(p, a->socket);
 	socket_block(p, flags);

@@ -23,6 +23,12 @@
  *                               (SOCK_STREAM, protocol 0 or IPPROTO_TCP),
  *                               whose bind and connect Landlock refuses;
  *                               neither: EACCES.
+ *   listen()                    WARDEN_NETGUARD_INET_TCP: EACCES (on an
+ *                               unbound TCP socket listen() binds an
+ *                               ephemeral port itself, which Landlock does
+ *                               not see: a server on the host's addresses
+ *                               anyone could reach; no other socket of the
+ *                               command's can listen).
  *   socket(AF_NETLINK, ...)     only NETLINK_ROUTE (the resolver asks it
  *                               which address families exist; it changes
  *                               nothing without a capability).

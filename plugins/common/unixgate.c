@@ -176,8 +176,11 @@ static int pidfd_of(pid_t tid)
 }
 
 /* listen() on the caller's socket: never on a unix one (the command
- * binds none; one it has is the kernel's autobind, see unixgate.h). */
-static int decide_listen(int pidfd, const struct seccomp_notif *req)
+ * binds none; one it has is the kernel's autobind, see unixgate.h), on
+ * an IP one only inside a network namespace of the command's own (on an
+ * unbound socket listen() binds an ephemeral port itself). */
+static int decide_listen(int pidfd, const struct seccomp_notif *req,
+                         const struct warden_unixgate *g)
 {
 	int sock = (int)syscall(SYS_pidfd_getfd, pidfd,
 	                        (int)(uint32_t)req->data.args[0], 0), e, domain;
@@ -188,7 +191,7 @@ static int decide_listen(int pidfd, const struct seccomp_notif *req)
 		return e == EBADF ? EBADF : EACCES;
 	if (getsockopt(sock, SOL_SOCKET, SO_DOMAIN, &domain, &dlen) < 0)
 		e = errno == ENOTSOCK ? ENOTSOCK : EACCES;
-	else if (domain == AF_UNIX)
+	else if (domain == AF_UNIX || !g->inet)
 		e = EACCES;
 	else
 		e = listen(sock, (int)req->data.args[1]) < 0 ? errno : 0;
@@ -230,7 +233,7 @@ static int decide(int listener, const struct seccomp_notif *req,
 		return EACCES;
 	}
 	if (req->data.nr == __NR_listen) {
-		e = decide_listen(pidfd, req);
+		e = decide_listen(pidfd, req, g);
 		close(pidfd);
 		return e;
 	}

@@ -38,7 +38,9 @@
  *                              (autobind) when it connects, even when the
  *                              connect fails; listening there, the command
  *                              would be reachable by host clients;
- *   listen(any other family)   made on the caller's behalf;
+ *   listen(any other family)   made on the caller's behalf when `inet` is
+ *                              set, EACCES otherwise (on an unbound socket
+ *                              listen() binds an ephemeral port itself);
  *   connect/bind of any other  made on the caller's behalf when `inet` is
  *   family                     set (the command has a network namespace
  *                              of its own: its loopback is its own),

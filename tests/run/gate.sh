@@ -180,9 +180,12 @@ done
 # behalf there, so its own loopback server answers and the host's do not.
 EXTRA="allow_unix_socket = $ALLOWED" config g-bwrap-ip workspace-write bwrap
 reset_markers
-wr g-bwrap-ip run -- "$PY" "$CLIENT" "$T/net/addresses" owntcp tcp4 udp4 ownunix pair pipe
+wr g-bwrap-ip run -- "$PY" "$CLIENT" "$T/net/addresses" owntcp ownlisten tcp4 udp4 ownunix pair pipe
 grep -q '^owntcp: reached' "$T/out" && ok "bwrap gate: its own loopback server answers" ||
 	fail "bwrap gate: owntcp: $(cat "$T/out") $(cat "$T/err")"
+grep -q '^ownlisten: reached' "$T/out" &&
+	ok "bwrap gate: listen() without bind is made on its behalf, in its own namespace" ||
+	fail "bwrap gate: ownlisten: $(grep '^ownlisten' "$T/out") $(cat "$T/err")"
 for t in tcp4 udp4 ownunix; do
 	grep -q "^$t: refused" "$T/out" && ok "bwrap gate: $t refused" ||
 		fail "bwrap gate: $t: $(grep "^$t" "$T/out")"
@@ -195,7 +198,10 @@ marker tcp4 || marker udp4 && fail "bwrap gate: a host IP server was contacted" 
 	ok "bwrap gate: no host IP server was contacted"
 EXTRA="allow_unix_socket = $ALLOWED" config g-ll-ip workspace-write landlock
 reset_markers
-wr g-ll-ip run -- "$PY" "$CLIENT" "$T/net/addresses" owntcp tcp4 tcp6 udp4 ownunix pair
+wr g-ll-ip run -- "$PY" "$CLIENT" "$T/net/addresses" owntcp ownlisten tcp4 tcp6 udp4 ownunix pair
+grep -q '^ownlisten: refused: .*listen: Permission denied' "$T/out" &&
+	ok "landlock gate: listen() on an unbound TCP socket is refused (an ephemeral port of the host's)" ||
+	fail "landlock gate: ownlisten: $(grep '^ownlisten' "$T/out")"
 for t in owntcp tcp4 udp4 ownunix; do
 	grep -q "^$t: refused" "$T/out" && ok "landlock gate: $t refused" ||
 		fail "landlock gate: $t: $(grep "^$t" "$T/out")"

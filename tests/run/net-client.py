@@ -6,8 +6,10 @@
 # unixdgram, abstract, allowed), "pairdgram" (a datagram socketpair
 # pointed at the unixdgram server with sendto), and what the command's own
 # tree does: "pipe" and "pair" (a pipe and a stream socketpair), "owntcp"
-# (a loopback TCP server of its own) and "ownunix" (a unix socket server of
-# its own, in the current directory).  Exit status 0 whatever happened.
+# (a loopback TCP server of its own), "ownlisten" (a TCP server of its own
+# that listens without bind: the kernel binds an ephemeral port on every
+# address; a refused listen() says "listen: ") and "ownunix" (a unix
+# socket server of its own, in the current directory).  Exit status 0 whatever happened.
 import os
 import socket
 import sys
@@ -52,6 +54,21 @@ def own_server(family, address):
     stream(family, srv.getsockname() if family != socket.AF_UNIX else address)
 
 
+def own_listen():
+    srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        srv.listen(1)
+    except OSError as e:
+        raise OSError(e.errno, "listen: " + e.strerror)
+
+    def serve():
+        c, _ = srv.accept()
+        c.sendall(b"ok")
+        c.close()
+    threading.Thread(target=serve, daemon=True).start()
+    stream(socket.AF_INET, ("127.0.0.1", srv.getsockname()[1]))
+
+
 def pipe():
     r, w = os.pipe()
     os.write(w, b"ok")
@@ -89,6 +106,8 @@ def run(target):
         pair()
     elif target == "owntcp":
         own_server(socket.AF_INET, ("127.0.0.1", 0))
+    elif target == "ownlisten":
+        own_listen()
     elif target == "ownunix":
         own_server(socket.AF_UNIX, "own-%d.sock" % os.getpid())
     else:

@@ -152,15 +152,20 @@ done
 # bwrap: its own network namespace has a loopback nobody else is on, so a
 # TCP server of its own answers; a unix socket of its own is refused (a
 # filter cannot tell it from the host's).  Landlock refuses both.
-client "bwrap own servers" bwrap -- owntcp ownunix
-own_works "bwrap restricted" owntcp
+client "bwrap own servers" bwrap -- owntcp ownlisten ownunix
+own_works "bwrap restricted" owntcp ownlisten
 grep -q '^ownunix: refused: .*Permission denied' "$T/out" &&
 	ok "bwrap restricted: a unix socket of its own is refused" ||
 	fail "bwrap restricted: ownunix: $(grep '^ownunix' "$T/out")"
-client "landlock own servers" landlock -- owntcp ownunix
+client "landlock own servers" landlock -- owntcp ownlisten ownunix
 grep -q '^owntcp: refused: .*Permission denied' "$T/out" &&
 	ok "landlock restricted: a TCP server of its own is refused" ||
 	fail "landlock restricted: owntcp: $(grep '^owntcp' "$T/out")"
+# listen() without bind: the kernel would bind an ephemeral port on every
+# address of the host itself, past Landlock's bind rule.
+grep -q '^ownlisten: refused: .*listen: Permission denied' "$T/out" &&
+	ok "landlock restricted: listen() on an unbound TCP socket is refused" ||
+	fail "landlock restricted: ownlisten: $(grep '^ownlisten' "$T/out")"
 grep -q '^ownunix: refused: .*Permission denied' "$T/out" &&
 	ok "landlock restricted: a unix socket of its own is refused" ||
 	fail "landlock restricted: ownunix: $(grep '^ownunix' "$T/out")"
