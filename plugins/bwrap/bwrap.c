@@ -1410,6 +1410,13 @@ static int network_plan(const struct bwrap *b, const struct warden_policy *polic
 			                  bad, sizeof(((struct sockaddr_un *)0)->sun_path));
 			return -1;
 		}
+		bad = warden_unixgate_in_root(&g, policy->workspace_root);
+		if (bad != NULL) {
+			WARDEN_PLUGIN_ERR(err, errlen,
+			                  "bwrap: allow_unix_socket %s lies in the workspace %s: a confined command could put a link or another socket in its place (list a socket outside the workspace)",
+			                  bad, policy->workspace_root);
+			return -1;
+		}
 	}
 	*unshare = b->netns[m];
 	if (b->use_launcher) {

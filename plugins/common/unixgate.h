@@ -58,9 +58,12 @@
 #ifndef WARDEN_UNIXGATE_H
 #define WARDEN_UNIXGATE_H
 
+#include <limits.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/un.h>
+#include <unistd.h>
 
 struct warden_unixgate {
 	const char *const *allow; /* absolute paths, each shorter than sun_path */
@@ -101,6 +104,86 @@ static inline const char *warden_unixgate_bad_name(const struct warden_unixgate 
  * those sockets (through /proc/self/fd), whatever the names lead to later.
  * 0, or -1 with errno (ENOMEM). */
 int warden_unixgate_pin(struct warden_unixgate *g);
+
+/* Whether path is root or lies under it (root absolute, normalised). */
+static inline int warden_unixgate_under(const char *path, const char *root)
+{
+	size_t n = strlen(root);
+
+	if (n == 1 && root[0] == '/')
+		return 1;
+	return strncmp(path, root, n) == 0 && (path[n] == '/' || path[n] == '\0');
+}
+
+/* Whether path lies under root as written, resolved, or through the links
+ * of its nearest existing directory. */
+static inline int warden_unixgate_path_in(const char *path, const char *root)
+{
+	char dir[PATH_MAX], real[PATH_MAX];
+	char *slash;
+
+	if (warden_unixgate_under(path, root) ||
+	    (realpath(path, real) != NULL && warden_unixgate_under(real, root)))
+		return 1;
+	if (strlen(path) >= sizeof(dir))
+		return 1;
+	strcpy(dir, path);
+	while ((slash = strrchr(dir, '/')) != NULL) {
+		slash[slash == dir ? 1 : 0] = '\0';
+		if (realpath(dir, real) != NULL)
+			return warden_unixgate_under(real, root);
+		if (slash == dir)
+			break;
+	}
+	return 0;
+}
+
+/* The first name on g's list that lies under root (the workspace root:
+ * absolute, resolved, normalised), as written, resolved, through the
+ * links of its nearest existing directory, or as the target of a link it
+ * is (dangling ones included); NULL when none.  A confined command can
+ * write there: it could put a link or another socket in the name's place,
+ * and a later run would connect to that.  (Inline: the backends check
+ * with it.) */
+static inline const char *warden_unixgate_in_root(const struct warden_unixgate *g,
+                                                  const char *root)
+{
+	size_t i;
+
+	if (root == NULL || root[0] != '/')
+		return NULL;
+	for (i = 0; i < g->n_allow; i++) {
+		char path[PATH_MAX], target[PATH_MAX];
+		int hops;
+
+		if (strlen(g->allow[i]) >= sizeof(path))
+			return g->allow[i];
+		strcpy(path, g->allow[i]);
+		for (hops = 0; hops < 40; hops++) {
+			ssize_t n;
+
+			if (warden_unixgate_path_in(path, root))
+				return g->allow[i];
+			n = readlink(path, target, sizeof(target) - 1);
+			if (n < 0)
+				break;
+			target[n] = '\0';
+			if (target[0] == '/') {
+				strcpy(path, target);
+			} else {
+				char *slash = strrchr(path, '/');
+				size_t keep = (size_t)(slash - path) + 1;
+
+				if (keep + (size_t)n >= sizeof(path))
+					return g->allow[i];
+				memcpy(path + keep, target, (size_t)n + 1);
+			}
+		}
+		if (hops == 40)
+			return g->allow[i];
+	}
+	return NULL;
+}
 
 /* Answers the notification waiting on listener (call when it is
  * readable).  0 when answered, or when the caller went away meanwhile;

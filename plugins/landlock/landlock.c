@@ -516,6 +516,13 @@ static int network_facts(const struct landlock *l, const struct warden_policy *p
 			                  bad, sizeof(((struct sockaddr_un *)0)->sun_path));
 			return -1;
 		}
+		bad = warden_unixgate_in_root(&g, policy->workspace_root);
+		if (bad != NULL) {
+			WARDEN_PLUGIN_ERR(err, errlen,
+			                  "landlock: allow_unix_socket %s lies in the workspace %s: a confined command could put a link or another socket in its place (list a socket outside the workspace)",
+			                  bad, policy->workspace_root);
+			return -1;
+		}
 		/* The runner's first process answers for the command's
 		 * connect() calls: without the namespaces there is none. */
 		if (!l->namespaces) {
