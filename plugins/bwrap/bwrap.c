@@ -770,13 +770,27 @@ static int rank(int kind)
 struct node {
 	char *rel;      /* relative to the root, "" for the root */
 	int kind;
-	int fd;         /* O_PATH descriptor of what is bound, or -1 */
+	int fd;         /* O_PATH descriptor of what is bound (borrowed: the
+	                   walk's, see struct seen, or the root's), or -1 */
 	int strict;     /* on the way to a read-only path of the policy */
+};
+
+/* An entry of the root the walk has looked at, by its path relative to
+ * the root: opened (O_PATH, never following a link) and fstat'ed once,
+ * however many protected paths pass through it, so that every route
+ * sees the same directory or file, and binds the descriptor it saw. */
+struct seen {
+	char *rel;
+	int fd;         /* owned; -1 when the open or the fstat failed */
+	int err;        /* that errno, 0 when opened */
+	mode_t mode;    /* st_mode, when opened */
 };
 
 struct plan {
 	struct node *v;
 	size_t n, cap;
+	struct seen *seen;
+	size_t n_seen, cap_seen;
 	char partial[256];      /* the first protected path not held */
 	size_t n_partial;
 	char refuse[512];       /* set: confine fails with this */
@@ -786,12 +800,15 @@ static void plan_free(struct plan *p)
 {
 	size_t i;
 
-	for (i = 0; i < p->n; i++) {
+	for (i = 0; i < p->n; i++)
 		free(p->v[i].rel);
-		if (p->v[i].fd >= 0)
-			close(p->v[i].fd);
-	}
 	free(p->v);
+	for (i = 0; i < p->n_seen; i++) {
+		free(p->seen[i].rel);
+		if (p->seen[i].fd >= 0)
+			close(p->seen[i].fd);
+	}
+	free(p->seen);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -819,7 +836,8 @@ static void not_held(struct plan *p, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Records that rel gets `kind`; takes fd over (-1 for none). */
+/* Records that rel gets `kind`; fd (borrowed: it outlives the plan's
+ * use of it, -1 for none) is what a bind of rel names. */
 static void mark(struct plan *p, const char *rel, int kind, int fd, int strict)
 {
 	struct node *v;
@@ -831,18 +849,14 @@ static void mark(struct plan *p, const char *rel, int kind, int fd, int strict)
 		if (rank(kind) > rank(p->v[i].kind))
 			p->v[i].kind = kind;
 		p->v[i].strict |= strict;
-		if (p->v[i].fd < 0) {
+		if (p->v[i].fd < 0)
 			p->v[i].fd = fd;
-			fd = -1;
-		}
-		if (fd >= 0)
-			close(fd);
 		return;
 	}
 	if (p->n >= MAX_MOUNTS) {
 		refuse(p, "bwrap: the protected and read-only paths need more than %d mounts (narrow `protected`)",
 		       MAX_MOUNTS);
-		goto drop;
+		return;
 	}
 	if (p->n == p->cap) {
 		size_t cap = p->cap ? p->cap * 2 : 16;
@@ -863,9 +877,56 @@ static void mark(struct plan *p, const char *rel, int kind, int fd, int strict)
 	return;
 oom:
 	refuse(p, "bwrap: out of memory");
-drop:
-	if (fd >= 0)
-		close(fd);
+}
+
+/* The entry `name` of dirfd, which is `child` relative to the root: what
+ * the walk saw of it before, else opened (O_PATH, no link followed) and
+ * fstat'ed now.  Copies the answer to *out (its fd stays the plan's);
+ * -1 when out of memory (refused). */
+static int look(struct plan *p, int dirfd, const char *name,
+                const char *child, struct seen *out)
+{
+	struct seen *s;
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < p->n_seen; i++) {
+		if (strcmp(p->seen[i].rel, child) == 0) {
+			*out = p->seen[i];
+			return 0;
+		}
+	}
+	if (p->n_seen == p->cap_seen) {
+		size_t cap = p->cap_seen ? p->cap_seen * 2 : 16;
+
+		s = realloc(p->seen, cap * sizeof(*s));
+		if (s == NULL)
+			goto oom;
+		p->seen = s;
+		p->cap_seen = cap;
+	}
+	s = &p->seen[p->n_seen];
+	s->rel = strdup(child);
+	if (s->rel == NULL)
+		goto oom;
+	s->err = 0;
+	s->mode = 0;
+	s->fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (s->fd < 0) {
+		s->err = errno;
+	} else if (fstat(s->fd, &st) < 0) {
+		s->err = errno;
+		close(s->fd);
+		s->fd = -1;
+	} else {
+		s->mode = st.st_mode;
+	}
+	p->n_seen++;
+	*out = *s;
+	return 0;
+oom:
+	refuse(p, "bwrap: out of memory");
+	return -1;
 }
 
 static int dup_fd(int fd)
@@ -910,8 +971,8 @@ static void walk(struct plan *p, const struct target *t, int dirfd,
 {
 	char child[PATH_MAX];
 	const char *c = t->comp[i];
-	struct stat st;
-	int fd, last = i + 1 == t->n;
+	struct seen e;
+	int last = i + 1 == t->n;
 
 	if (p->refuse[0] != '\0')
 		return;
@@ -920,7 +981,7 @@ static void walk(struct plan *p, const struct target *t, int dirfd,
 		DIR *d;
 		int dfd;
 
-		mark(p, rel, K_CLOSED, dup_fd(dirfd), t->strict);
+		mark(p, rel, K_CLOSED, dirfd, t->strict);
 		dfd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		d = dfd >= 0 ? fdopendir(dfd) : NULL;
 		if (d == NULL) {
@@ -938,22 +999,20 @@ static void walk(struct plan *p, const struct target *t, int dirfd,
 				refuse(p, "bwrap: %.200s: a path in the root is too long", t->what);
 				break;
 			}
-			fd = openat(dirfd, de->d_name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-			if (fd < 0 || fstat(fd, &st) < 0) {
+			if (look(p, dirfd, de->d_name, child, &e) < 0)
+				break;
+			if (e.fd < 0) {
 				refuse(p, "bwrap: %.200s: %.200s: %s", t->what, child,
-				       strerror(errno));
-				if (fd >= 0)
-					close(fd);
+				       strerror(e.err));
 				break;
 			}
-			if (S_ISDIR(st.st_mode)) {
-				mark(p, child, K_ANCHOR, dup_fd(fd), t->strict);
-				walk(p, t, fd, child, i + 1);
-			} else if (S_ISLNK(st.st_mode)) {
+			if (S_ISDIR(e.mode)) {
+				mark(p, child, K_ANCHOR, e.fd, t->strict);
+				walk(p, t, e.fd, child, i + 1);
+			} else if (S_ISLNK(e.mode)) {
 				symlink_on_way(p, t, child);
 			}
 			/* Anything else stays frozen by its closed directory. */
-			close(fd);
 		}
 		closedir(d);
 		return;
@@ -962,36 +1021,30 @@ static void walk(struct plan *p, const struct target *t, int dirfd,
 		refuse(p, "bwrap: %.200s: a path in the root is too long", t->what);
 		return;
 	}
-	fd = openat(dirfd, c, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0) {
-		if (errno == ENOENT)
+	if (look(p, dirfd, c, child, &e) < 0)
+		return;
+	if (e.fd < 0) {
+		if (e.err == ENOENT)
 			mark(p, child, !last || t->leaf_dir ? K_PIN_DIR
 			               : strcmp(c, "commondir") == 0 ? K_PIN_TEXT
 			               : K_PIN_FILE, -1, t->strict);
 		else
 			refuse(p, "bwrap: %.200s: %.200s: %s", t->what, child,
-			       strerror(errno));
+			       strerror(e.err));
 		return;
 	}
-	if (fstat(fd, &st) < 0) {
-		refuse(p, "bwrap: %.200s: %.200s: %s", t->what, child, strerror(errno));
-		close(fd);
-		return;
-	}
-	if (S_ISLNK(st.st_mode)) {
+	if (S_ISLNK(e.mode)) {
 		symlink_on_way(p, t, child);
-		close(fd);
 		return;
 	}
-	if (last || !S_ISDIR(st.st_mode)) {
+	if (last || !S_ISDIR(e.mode)) {
 		/* The path itself, or a file where a directory would lead to
 		 * it (a `.git` file): neither rewritten nor replaced. */
-		mark(p, child, K_RO, fd, t->strict);
+		mark(p, child, K_RO, e.fd, t->strict);
 		return;
 	}
-	mark(p, child, K_ANCHOR, dup_fd(fd), t->strict);
-	walk(p, t, fd, child, i + 1);
-	close(fd);
+	mark(p, child, K_ANCHOR, e.fd, t->strict);
+	walk(p, t, e.fd, child, i + 1);
 }
 
 /* Splits rel (modified) at '/' into t->comp and walks it from rootfd. */
@@ -1264,9 +1317,9 @@ static int emit_pins(const struct bwrap *b, struct plan *p, const char *root,
 			break;
 		default:
 			if (fds && nd->fd >= 0) {
-				int num = out->push_fd(out->sink, nd->fd);
+				/* A duplicate of what the walk saw: the host's. */
+				int d = dup_fd(nd->fd), num = d >= 0 ? out->push_fd(out->sink, d) : -1;
 
-				nd->fd = -1;  /* the host's now */
 				if (num < 0) {
 					WARDEN_PLUGIN_ERR(err, errlen,
 					                  "bwrap: cannot pass the descriptor of %s to bwrap",
