@@ -80,7 +80,8 @@ static int resolve_partly(const char *path, char out[PATH_MAX])
 		return -1;
 	if (realpath(norm, out) != NULL)
 		return 0;
-	/* Walk back one component at a time until a prefix resolves. */
+	/* Walk back one component at a time until a prefix resolves
+	 * (into real; "/" always does). */
 	memcpy(head, norm, strlen(norm) + 1);
 	for (;;) {
 		char *slash = strrchr(head, '/');
@@ -89,14 +90,14 @@ static int resolve_partly(const char *path, char out[PATH_MAX])
 			return -1;
 		if (slash == head) {
 			head[1] = '\0';
+			if (realpath(head, real) == NULL)
+				return -1;
 			break;
 		}
 		*slash = '\0';
 		if (realpath(head, real) != NULL)
 			break;
 	}
-	if (realpath(head, real) == NULL)
-		return -1;
 	cut = strlen(head);
 	if (strcmp(head, "/") == 0)
 		cut = 0;

@@ -213,7 +213,10 @@ static int locate(const struct warden_config *config,
 		return set_status(out, WARDEN_LOAD_MALFORMED, "%s: %s", candidate,
 		                  strerror(errno));
 	}
-	if (check_dirs(out, candidate) < 0 || check_dirs(out, out->path) < 0)
+	/* The resolved path is checked too, unless it is the configured
+	 * one (no symbolic link on the way): the same checks again. */
+	if (check_dirs(out, candidate) < 0 ||
+	    (strcmp(candidate, out->path) != 0 && check_dirs(out, out->path) < 0))
 		return -out->status;
 	if (stat(out->path, &st) < 0)
 		return set_status(out, WARDEN_LOAD_MISSING, "no such file: %s",
