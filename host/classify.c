@@ -275,7 +275,9 @@ static int line_is_network(const char *line, size_t n, const void *vctx)
 		"Network is unreachable", "Temporary failure in name resolution",
 		"Could not resolve host", "Address family not supported",
 		"Couldn't connect", "Could not connect", "Failed to connect",
-		"Unable to connect", NULL,
+		"Unable to connect",
+		/* the line the gate's supervisor writes (plugins/common/unixgate.h) */
+		"refused by the restricted network", NULL,
 	};
 	static const char *const refused[] = {
 		"Permission denied", "Operation not permitted", "Connection refused",

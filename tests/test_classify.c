@@ -588,6 +588,13 @@ static void test_network_denials_are_told_from_other_failures(void **unused)
 	                     "PermissionError: [Errno 13] Permission denied\r\n",
 	                     line, sizeof(line)), 1);
 	assert_string_equal(line, "PermissionError: [Errno 13] Permission denied");
+	/* the gate's supervisor says so itself (a C-level connect() in a
+	 * traceback names no call) */
+	assert_int_equal(net("warden: connect to /run/x.sock refused by the restricted network (allow_unix_socket lists the host sockets it lets through)\n"
+	                     "Traceback (most recent call last):\n"
+	                     "  File \"<string>\", line 1, in <module>\n"
+	                     "PermissionError: [Errno 13] Permission denied\n",
+	                     line, sizeof(line)), 1);
 	/* a network namespace of its own, a lookup, curl */
 	assert_int_equal(net("ping: connect: Network is unreachable\n", line, sizeof(line)), 1);
 	assert_int_equal(net("git: Temporary failure in name resolution\n", line, sizeof(line)), 1);

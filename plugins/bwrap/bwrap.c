@@ -62,23 +62,28 @@
  *               host, and the abstract unix namespace (per network
  *               namespace) is the sandbox's own.  A pathname unix socket is
  *               a file, and the read-only bind of / still lets connect()
- *               reach it: the launcher's --netguard has bwrap load the
- *               network guard (plugins/common/netguard.h), so the command
- *               can make no unix socket at all (stream socketpairs stay).
- *               `full`.  Without the launcher there is no guard: `partial`,
- *               host pathname sockets stay reachable.  Where bwrap cannot
- *               unshare the network (the probe says so), the guard refuses
- *               every IP socket instead: still `full`.  What it cannot tell
- *               apart: a unix socket the command's own tree serves from one
- *               the host serves (both refused); a loopback TCP server of
- *               its own tree does answer it (its own namespace).
- *               allow_unix_sockets (the gate, unixgate.h): bwrap loads
- *               no guard; its command is the launcher,
+ *               reach it: the launcher runs inside the sandbox as the
+ *               gate's supervisor (--gate netns, unixgate.h): the command
+ *               may make unix stream sockets, binds freely (its abstract
+ *               namespace and loopback are its own), and each connect()
+ *               is the supervisor's: a listed host socket, an abstract
+ *               name (its own namespace's), or a pathname socket whose
+ *               listener lives in its namespace (sock_diag), i.e. one its
+ *               own tree serves; a host's socket, in the workspace or
+ *               anywhere, is refused.  `full`.  Without the launcher there
+ *               is no guard: `partial`, host pathname sockets stay
+ *               reachable.  Where bwrap cannot unshare the network (the
+ *               probe says so), the launcher's --netguard has bwrap load
+ *               the network guard, which refuses every IP and unix socket
+ *               (stream socketpairs stay; with allow_unix_socket the gate
+ *               in its host form instead): still `full`.
+ *               The gate: bwrap loads no guard; its command is the
+ *               launcher,
  *                 LAUNCHER --gate netns|host [--allow PATH]... -- ARGV...
  *               which holds the guard's listener and answers for ARGV's
- *               connect() and bind(); in workspace-write a listed socket
- *               (and the launcher) under /tmp is bound into the private
- *               /tmp.
+ *               connect() (and bind() and listen(), in its host form); in
+ *               workspace-write a listed socket (and the launcher) under
+ *               /tmp is bound into the private /tmp.
  *   enabled     the host's network namespace, no guard.
  *
  * LAUNCHER is warden-bwrap-exec (launcher.h): static, it moves the dynamic
@@ -1403,7 +1408,7 @@ static int restricted_facts(const struct bwrap *b, int mode, char *detail,
 	}
 	if (b->netns[m])
 		snprintf(detail, len,
-		         "a network namespace of its own (loopback only); the network guard refuses unix sockets (a unix server of the command's own tree is refused too)");
+		         "a network namespace of its own (loopback only); the launcher's supervisor connects unix sockets whose listener is in that namespace (the command's own) and refuses the host's, in the workspace too");
 	else
 		snprintf(detail, len,
 		         "bwrap cannot unshare the network (%.100s): the network guard refuses every IP and unix socket",
@@ -1473,17 +1478,21 @@ static int network_plan(const struct bwrap *b, const struct warden_policy *polic
 	}
 	*unshare = b->netns[m];
 	if (b->use_launcher) {
-		/* With names to let through, the launcher inside the sandbox
-		 * holds the guard and answers for the command (--gate). */
-		if (n_allow > 0)
-			*gate = b->netns[m] ? "netns" : "host";
+		/* In a network namespace of its own, or with names to let
+		 * through, the launcher inside the sandbox holds the guard and
+		 * answers for the command (--gate): its own unix sockets, in
+		 * its namespace, reach each other. */
+		if (b->netns[m])
+			*gate = "netns";
+		else if (n_allow > 0)
+			*gate = "host";
 		else
-			*guard = b->netns[m] ? "netns" : "host";
+			*guard = "host";
 	}
 	if (has) {
 		out->network_enforcement = restricted_facts(b, policy->mode, out->network_detail,
 		                                            sizeof(out->network_detail));
-		if (*gate != NULL) {
+		if (n_allow > 0) {
 			size_t used = strlen(out->network_detail);
 
 			snprintf(out->network_detail + used, sizeof(out->network_detail) - used,

@@ -569,7 +569,7 @@ static void gate(int argc, char **argv)
 	if (i >= argc || strcmp(argv[i], "--") != 0 || i + 1 >= argc)
 		fatal("arguments", "usage: warden-bwrap-exec --gate netns|host [--allow PATH]... -- ARGV...");
 	g.allow = allow;
-	g.inet = flags != 0;
+	g.own_netns = flags != 0;
 	if ((bad = warden_unixgate_bad_name(&g)) != NULL)
 		fatal("--allow", "'%s': not an absolute path shorter than a unix socket address (108 bytes)", bad);
 	argv += i + 1;

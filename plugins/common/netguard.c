@@ -207,9 +207,14 @@ static void abi_block(struct prog *p, const struct abi *a, int flags)
 		/* The supervisor answers for every connect(), bind() and
 		 * listen() of the native ABI; it reads the address the native
 		 * way only. */
+		uint32_t own = (flags & WARDEN_NETGUARD_INET_ANY) ? RET_ALLOW : RET_NOTIFY;
+
 		ret_if_eq(p, a->connect, a->native ? RET_NOTIFY : RET_EACCES);
-		ret_if_eq(p, a->bind, a->native ? RET_NOTIFY : RET_EACCES);
-		ret_if_eq(p, a->listen, a->native ? RET_NOTIFY : RET_EACCES);
+		/* In a network namespace of its own every bind and listen is
+		 * the command's own business (its abstract namespace, its
+		 * loopback, files where its mounts let it write). */
+		ret_if_eq(p, a->bind, a->native ? own : RET_EACCES);
+		ret_if_eq(p, a->listen, a->native ? own : RET_EACCES);
 	} else if (flags & WARDEN_NETGUARD_INET_TCP) {
 		/* Landlock refuses TCP bind but not the bind listen() makes
 		 * itself on an unbound socket: an ephemeral port on every

@@ -46,8 +46,10 @@
  * (datagrams stay refused), and every connect(), bind() and listen() of
  * the native ABI goes to a supervisor (SECCOMP_RET_USER_NOTIF), which
  * reads the address and the socket and makes the call itself or refuses
- * it; the i386 ABI's get EACCES.  With no supervisor listening the kernel
- * answers ENOSYS.
+ * it; the i386 ABI's get EACCES.  With WARDEN_NETGUARD_INET_ANY as well (a
+ * network namespace of the command's own) bind() and listen() are allowed
+ * instead: its abstract names and its loopback are its own.  With no
+ * supervisor listening the kernel answers ENOSYS.
  */
 #ifndef WARDEN_NETGUARD_H
 #define WARDEN_NETGUARD_H

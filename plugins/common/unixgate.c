@@ -12,7 +12,11 @@
 #include <fcntl.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
 #include <linux/seccomp.h>
+#include <linux/sock_diag.h>
+#include <linux/unix_diag.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -22,6 +26,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -191,7 +196,7 @@ static int decide_listen(int pidfd, const struct seccomp_notif *req,
 		return e == EBADF ? EBADF : EACCES;
 	if (getsockopt(sock, SOL_SOCKET, SO_DOMAIN, &domain, &dlen) < 0)
 		e = errno == ENOTSOCK ? ENOTSOCK : EACCES;
-	else if (domain == AF_UNIX || !g->inet)
+	else if (domain == AF_UNIX || !g->own_netns)
 		e = EACCES;
 	else
 		e = listen(sock, (int)req->data.args[1]) < 0 ? errno : 0;
@@ -202,6 +207,148 @@ static int decide_listen(int pidfd, const struct seccomp_notif *req,
 static int still_waiting(int listener, uint64_t id)
 {
 	return ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
+}
+
+/* Whether a listening unix socket of this network namespace is bound to
+ * the file st describes (sock_diag lists this namespace's sockets only). */
+static int listening_here(const struct stat *st)
+{
+	struct {
+		struct nlmsghdr nlh;
+		struct unix_diag_req r;
+	} req;
+	union {
+		struct nlmsghdr h;
+		char buf[16384];
+	} u;
+	/* sock_diag gives the kernel's dev_t, stat(2) its encoding. */
+	uint32_t kdev = ((uint32_t)major(st->st_dev) << 20) | (uint32_t)minor(st->st_dev);
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	int found = 0, done = 0;
+
+	if (fd < 0)
+		return 0;
+	memset(&req, 0, sizeof req);
+	req.nlh.nlmsg_len = sizeof req;
+	req.nlh.nlmsg_type = SOCK_DIAG_BY_FAMILY;
+	req.nlh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	req.r.sdiag_family = AF_UNIX;
+	req.r.udiag_states = 1u << 10; /* TCP_LISTEN */
+	req.r.udiag_show = UDIAG_SHOW_VFS;
+	if (send(fd, &req, sizeof req, 0) != (ssize_t)sizeof req)
+		done = 1;
+	while (!done) {
+		ssize_t n = recv(fd, u.buf, sizeof u.buf, 0);
+		const struct nlmsghdr *h;
+		int left;
+
+		if (n <= 0)
+			break;
+		left = (int)n;
+		for (h = &u.h; NLMSG_OK(h, left); h = NLMSG_NEXT(h, left)) {
+			const struct unix_diag_msg *m;
+			const struct rtattr *a;
+			int alen;
+
+			if (h->nlmsg_type == NLMSG_DONE || h->nlmsg_type == NLMSG_ERROR) {
+				done = 1;
+				break;
+			}
+			if (h->nlmsg_type != SOCK_DIAG_BY_FAMILY ||
+			    h->nlmsg_len < NLMSG_LENGTH(sizeof(*m)))
+				continue;
+			m = NLMSG_DATA(h);
+			a = (const struct rtattr *)(m + 1);
+			alen = (int)(h->nlmsg_len - NLMSG_LENGTH(sizeof(*m)));
+			for (; RTA_OK(a, alen); a = RTA_NEXT(a, alen)) {
+				struct unix_diag_vfs v;
+
+				if (a->rta_type != UNIX_DIAG_VFS ||
+				    RTA_PAYLOAD(a) < sizeof(v))
+					continue;
+				memcpy(&v, RTA_DATA(a), sizeof(v));
+				if (v.udiag_vfs_ino == st->st_ino && v.udiag_vfs_dev == kdev)
+					found = 1;
+			}
+		}
+	}
+	close(fd);
+	return found;
+}
+
+/*
+ * The command's own socket that the pathname address names, resolved as
+ * connect() would resolve it for the caller (from its directory,
+ * following links): an O_PATH descriptor of it, or -1.  Own: a socket
+ * file whose listener lives in this network namespace.
+ */
+static int own_socket(int listener, const struct seccomp_notif *req,
+                      const struct sockaddr_un *sun, size_t len)
+{
+	size_t room = len - offsetof(struct sockaddr_un, sun_path);
+	char path[sizeof(sun->sun_path) + 1], dir[64];
+	size_t n = strnlen(sun->sun_path, room);
+	struct stat st;
+	int dfd = AT_FDCWD, fd;
+
+	memcpy(path, sun->sun_path, n);
+	path[n] = '\0';
+	if (path[0] != '/') {
+		snprintf(dir, sizeof dir, "/proc/%u/cwd", req->pid);
+		dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (dfd < 0)
+			return -1;
+	}
+	fd = openat(dfd, path, O_PATH | O_CLOEXEC);
+	if (dfd != AT_FDCWD)
+		close(dfd);
+	if (fd < 0)
+		return -1;
+	/* The directory was the caller's, not a successor's. */
+	if (!still_waiting(listener, req->id) || fstat(fd, &st) < 0 ||
+	    !S_ISSOCK(st.st_mode) || !listening_here(&st)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Refusals said on stderr (the command's): the first few, then that more
+ * went unsaid.  The line is what the host's classifier and the agent read
+ * (WARDEN_UNIXGATE_REFUSED). */
+#define SAY_AT_MOST 5
+
+static void say_refused(int connecting, const struct sockaddr_un *sun,
+                        size_t len)
+{
+	static unsigned said;
+	char what[sizeof(sun->sun_path) + 8];
+	size_t k = 0, i, room;
+
+	if (said > SAY_AT_MOST)
+		return;
+	if (said++ == SAY_AT_MOST) {
+		dprintf(2, "warden: (further refusals by the restricted network not shown)\n");
+		return;
+	}
+	if (sun->sun_family != AF_UNIX) {
+		snprintf(what, sizeof what, "%s", sun->sun_family == AF_INET ? "an IPv4 address"
+		         : sun->sun_family == AF_INET6 ? "an IPv6 address" : "an address");
+	} else {
+		room = len - offsetof(struct sockaddr_un, sun_path);
+		if (room > 0 && sun->sun_path[0] == '\0')
+			what[k++] = '@';
+		for (i = k; i < room && k + 1 < sizeof what; i++) {
+			unsigned char c = (unsigned char)sun->sun_path[i];
+
+			if (c == '\0')
+				break;
+			what[k++] = c >= 0x20 && c < 0x7f ? (char)c : '?';
+		}
+		what[k] = '\0';
+	}
+	dprintf(2, "warden: %s %s " WARDEN_UNIXGATE_REFUSED " (allow_unix_socket lists the host sockets it lets through)\n",
+	        connecting ? "connect to" : "bind to", what);
 }
 
 /* The errno the caller gets (0: the call succeeded). */
@@ -217,7 +364,7 @@ static int decide(int listener, const struct seccomp_notif *req,
 	socklen_t call_len;
 	size_t len = (size_t)req->data.args[2];
 	int connecting = req->data.nr == __NR_connect;
-	int pidfd, sock, rc, e;
+	int pidfd, sock, rc, e, target = -1;
 	struct iovec local, remote;
 
 	if (req->data.arch != UG_NATIVE_ARCH ||
@@ -260,44 +407,78 @@ static int decide(int listener, const struct seccomp_notif *req,
 		long k;
 		int n;
 
-		if (!connecting || len == sizeof(sa_family_t) ||
-		    addr.sun.sun_path[0] == '\0' ||
-		    (k = listed(g, &addr.sun, len)) < 0) {
+		/* A unix bind reaches the supervisor only where it is refused
+		 * (with own_netns the filter lets it pass). */
+		if (!connecting || len == sizeof(sa_family_t)) {
 			close(pidfd);
-			return len == sizeof(sa_family_t) ? EINVAL : EACCES;
+			if (!connecting)
+				say_refused(0, &addr.sun, len);
+			return connecting ? EINVAL : EACCES;
 		}
-		if (g->pinned[k] < 0) {
-			close(pidfd);
-			return -g->pinned[k];
-		}
-		/* The socket the name led to at the start, not the bytes read
-		 * nor what the name leads to now: nothing the caller writes
-		 * after the check, nor a link or another socket it put in
-		 * the name's place, is what gets connected. */
 		memset(&own, 0, sizeof own);
 		own.sun.sun_family = AF_UNIX;
-		n = snprintf(own.sun.sun_path, sizeof own.sun.sun_path,
-		             "/proc/self/fd/%d", g->pinned[k]);
-		call_addr = &own.sa;
-		call_len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
-		                       (size_t)n + 1);
-	} else if (g->inet) {
+		if (addr.sun.sun_path[0] == '\0') {
+			/* Abstract: the network namespace's, so the command's
+			 * own only with own_netns. */
+			if (!g->own_netns) {
+				close(pidfd);
+				say_refused(1, &addr.sun, len);
+				return EACCES;
+			}
+			call_addr = &addr.sa;
+			call_len = (socklen_t)len;
+		} else if ((k = listed(g, &addr.sun, len)) >= 0) {
+			if (g->pinned[k] < 0) {
+				close(pidfd);
+				return -g->pinned[k];
+			}
+			/* The socket the name led to at the start, not the
+			 * bytes read nor what the name leads to now: nothing
+			 * the caller writes after the check, nor a link or
+			 * another socket it put in the name's place, is what
+			 * gets connected. */
+			n = snprintf(own.sun.sun_path, sizeof own.sun.sun_path,
+			             "/proc/self/fd/%d", g->pinned[k]);
+			call_addr = &own.sa;
+			call_len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
+			                       (size_t)n + 1);
+		} else if (g->own_netns &&
+		           (target = own_socket(listener, req, &addr.sun, len)) >= 0) {
+			/* Through the descriptor checked: the socket found is
+			 * the socket reached. */
+			n = snprintf(own.sun.sun_path, sizeof own.sun.sun_path,
+			             "/proc/self/fd/%d", target);
+			call_addr = &own.sa;
+			call_len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
+			                       (size_t)n + 1);
+		} else {
+			close(pidfd);
+			say_refused(1, &addr.sun, len);
+			return EACCES;
+		}
+	} else if (g->own_netns) {
 		call_addr = &addr.sa;
 		call_len = (socklen_t)len;
 	} else {
 		close(pidfd);
+		say_refused(connecting, &addr.sun, len);
 		return EACCES;
 	}
 	sock = (int)syscall(SYS_pidfd_getfd, pidfd,
 	                    (int)(uint32_t)req->data.args[0], 0);
 	e = errno;
 	close(pidfd);
-	if (sock < 0)
+	if (sock < 0) {
+		if (target >= 0)
+			close(target);
 		return e == EBADF ? EBADF : EACCES;
+	}
 	rc = connecting ? connect(sock, call_addr, call_len)
 	                : bind(sock, call_addr, call_len);
 	e = rc < 0 ? errno : 0;
 	close(sock);
+	if (target >= 0)
+		close(target);
 	return e;
 }
 

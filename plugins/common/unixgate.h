@@ -28,7 +28,25 @@
  *                              check (the address) or before it (a link,
  *                              a renamed directory, another socket put in
  *                              the name's place) is what gets connected;
- *   connect(AF_UNIX abstract)  EACCES (host services listen there);
+ *                              With `own_netns`, also a socket of the
+ *                              command's own: the path, resolved from the
+ *                              caller's directory, is opened (O_PATH) and
+ *                              is a socket whose listener lives in the
+ *                              supervisor's network namespace (sock_diag),
+ *                              which is the command's and no host
+ *                              process's; the supervisor connects through
+ *                              that descriptor (/proc/self/fd/N), so the
+ *                              socket checked is the socket reached;
+ *   connect(AF_UNIX abstract)  with `own_netns` made on the caller's
+ *                              behalf (the abstract namespace is the
+ *                              network namespace's: the command's own);
+ *                              EACCES otherwise (host services listen
+ *                              there);
+ *   bind(), listen()           with `own_netns` the filter lets them pass:
+ *                              an abstract name (its own namespace's, an
+ *                              autobound one too), its loopback, a file
+ *                              where its mounts let it write.  Otherwise
+ *                              (the host's network namespace):
  *   bind(AF_UNIX)              EACCES: no socket of the command's own on
  *                              the file system or in the abstract
  *                              namespace (it could squat a name a host
@@ -38,13 +56,14 @@
  *                              (autobind) when it connects, even when the
  *                              connect fails; listening there, the command
  *                              would be reachable by host clients;
- *   listen(any other family)   made on the caller's behalf when `inet` is
- *                              set, EACCES otherwise (on an unbound socket
- *                              listen() binds an ephemeral port itself);
- *   connect/bind of any other  made on the caller's behalf when `inet` is
- *   family                     set (the command has a network namespace
- *                              of its own: its loopback is its own),
+ *   listen(any other family)   EACCES (on an unbound socket listen() binds
+ *                              an ephemeral port itself);
+ *   connect/bind of any other  made on the caller's behalf with
+ *   family                     `own_netns` (its loopback is its own),
  *                              EACCES otherwise.
+ * Each of the first refusals of a connect() or bind() is said on the
+ * command's stderr (WARDEN_UNIXGATE_REFUSED), for the host's classifier
+ * and the agent.
  * Anything the supervisor cannot establish (the caller's memory or socket
  * unreadable, the caller gone, a malformed address) is refused, never let
  * through.  A supervisor that is gone leaves every connect(), bind() and
@@ -65,10 +84,16 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+/* In the line the supervisor writes on the command's stderr for each of
+ * the first refusals ("warden: connect to ADDR refused by the restricted
+ * network ..."); the host's classifier takes it for a network denial. */
+#define WARDEN_UNIXGATE_REFUSED "refused by the restricted network"
+
 struct warden_unixgate {
 	const char *const *allow; /* absolute paths, each shorter than sun_path */
 	size_t n_allow;
-	int inet;                 /* IP calls made on the command's behalf */
+	int own_netns;            /* the command has a network namespace of its
+	                           * own, and the supervisor lives in it */
 	int *pinned;              /* per name: an O_PATH descriptor of its
 	                           * socket, or -errno (warden_unixgate_pin) */
 };

@@ -12,8 +12,10 @@
 # command points elsewhere during the run (a link in a renamed directory's
 # place; a listed name in the workspace is refused outright), listen() on
 # a socket the kernel autobound when its connect failed, and a seccomp
-# listener of the command's own.  A connect from a
-# second thread is let through.  The host's state is checked through the
+# listener of the command's own.  A connect from a second thread is let
+# through.  Under bwrap the command's own unix servers answer it (the
+# supervisor finds their listeners in its network namespace) and a host's
+# in the workspace does not.  The host's state is checked through the
 # markers.
 . "${top_srcdir:?run by make check}/tests/run/lib.sh"
 
@@ -100,14 +102,33 @@ allow_unix_socket = $DEAD" config "g-$b-$mode" "$mode" "$b"
 			fail "$what: no marker from the named socket under /tmp"
 		for a in "connect:$OTHER" "connect:$T/ws/link.sock" "connect:$REL" \
 			"connect:$DOT" "abstract:$ABSTRACT" "dgram:$DGRAM" \
-			"bind:$T/ws/own.sock" "bindabs:warden-gate-own-$$" \
-			ptrace-parent peek-parent "autobind:$DEAD" own-listener; do
+			ptrace-parent peek-parent own-listener; do
 			refused "$what" "$a"
 		done
+		# Binding and listening: under bwrap the command's own
+		# business (its own abstract namespace; files where its mounts
+		# let it write); under Landlock refused (the host's abstract
+		# namespace, where a host client could reach it).
+		case $b/$mode in
+		bwrap/workspace-write)
+			reached "$what" "bind:$T/ws/own.sock"
+			reached "$what" "bindabs:warden-gate-own-$$"
+			reached "$what" "autobind:$DEAD" ;;
+		bwrap/read-only)
+			grep -q "^bind:$T/ws/own.sock: refused: Read-only file system" "$T/out" &&
+				ok "$what: bind in the read-only workspace refused by its mount" ||
+				fail "$what: $(line "bind:$T/ws/own.sock")"
+			reached "$what" "bindabs:warden-gate-own-$$"
+			reached "$what" "autobind:$DEAD" ;;
+		*)
+			refused "$what" "bind:$T/ws/own.sock"
+			refused "$what" "bindabs:warden-gate-own-$$"
+			refused "$what" "autobind:$DEAD" ;;
+		esac
 		# The refusal of listen() is only worth something if the
 		# kernel did give the socket a name.
 		grep -q '^autobound: @' "$T/out" &&
-			ok "$what: autobind: the socket had an abstract name ($(grep '^autobound: ' "$T/out")), and could not listen on it" ||
+			ok "$what: autobind: the socket had an abstract name ($(grep '^autobound: ' "$T/out"))" ||
 			fail "$what: autobind: $(grep '^autobound: ' "$T/out")"
 		case $(line "thread:$ALLOWED") in
 		*skipped*) echo "SKIP: $what: $(line "thread:$ALLOWED")" ;;
@@ -131,8 +152,6 @@ allow_unix_socket = $DEAD" config "g-$b-$mode" "$mode" "$b"
 			marker $m && fail "$what: the $m server was contacted" ||
 				ok "$what: the $m server was not contacted"
 		done
-		[ ! -e "$T/ws/own.sock" ] && ok "$what: no socket of its own was bound" ||
-			fail "$what: $T/ws/own.sock exists"
 
 		# The named socket under /tmp pointed at another one during the
 		# run (bwrap's workspace-write: its directory, made by bwrap in
@@ -170,12 +189,14 @@ done
 EXTRA="allow_unix_socket = $ALLOWED" config g-bwrap-ip workspace-write bwrap
 reset_markers
 wr g-bwrap-ip run -- "$PY" "$CLIENT" "$T/net/addresses" owntcp ownlisten tcp4 udp4 ownunix pair pipe
-grep -q '^owntcp: reached' "$T/out" && ok "bwrap gate: its own loopback server answers" ||
-	fail "bwrap gate: owntcp: $(cat "$T/out") $(cat "$T/err")"
+for t in owntcp ownunix; do
+	grep -q "^$t: reached" "$T/out" && ok "bwrap gate: its own $t server answers" ||
+		fail "bwrap gate: $t: $(cat "$T/out") $(cat "$T/err")"
+done
 grep -q '^ownlisten: reached' "$T/out" &&
-	ok "bwrap gate: listen() without bind is made on its behalf, in its own namespace" ||
+	ok "bwrap gate: listen() without bind works in its own namespace" ||
 	fail "bwrap gate: ownlisten: $(grep '^ownlisten' "$T/out") $(cat "$T/err")"
-for t in tcp4 udp4 ownunix; do
+for t in tcp4 udp4; do
 	grep -q "^$t: refused" "$T/out" && ok "bwrap gate: $t refused" ||
 		fail "bwrap gate: $t: $(grep "^$t" "$T/out")"
 done
@@ -199,6 +220,60 @@ grep -q "^pair: reached" "$T/out" && ok "landlock gate: a socketpair works" ||
 	fail "landlock gate: pair: $(grep "^pair" "$T/out")"
 marker tcp4 || marker tcp6 || marker udp4 && fail "landlock gate: a host IP server was contacted" ||
 	ok "landlock gate: no host IP server was contacted"
+
+# --- the command's own unix servers, and a host's in the workspace --------
+# bwrap: the supervisor lives in the command's network namespace and
+# connects a pathname socket only when its listener is there (sock_diag):
+# the command's own, in the workspace, the private /tmp or /dev/shm, and
+# any abstract name (its namespace's).  A host server listening in the
+# workspace is refused, by its path and through a link.  Landlock cannot
+# tell them apart: every unix socket of its own is refused.
+mkdir "$T/ws/hs" "$T/net3"
+"$PY" "$SERVERS" "$T/net3" "$T/ws/hs" 2>"$T/net3/servers.err" &
+SERVERS3_PID=$!
+trap 'kill $SERVERS_PID $SERVERS2_PID $SERVERS3_PID 2>/dev/null; wait $SERVERS_PID $SERVERS2_PID $SERVERS3_PID 2>/dev/null; rm -rf "$T" "$SOCKDIR" "$TMPDIR_HOST"' EXIT
+i=0
+while [ ! -e "$T/net3/addresses" ] && [ $i -lt 100 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+WSHOST=$(sed -n 's/^unix //p' "$T/net3/addresses")
+[ -S "$WSHOST" ] || fail "the host server in the workspace did not start: $(cat "$T/net3/servers.err")"
+ln -s "$WSHOST" "$T/ws/hostlink.sock"
+for mode in read-only workspace-write; do
+	config "own-bwrap-$mode" "$mode" bwrap
+	rm -rf "$T/net3/markers"
+	mkdir "$T/net3/markers"
+	wr "own-bwrap-$mode" run -- "$PY" "$CLIENT" "$T/net/addresses" \
+		ownunix ownshm ownabstract ownseq
+	if [ "$mode" = workspace-write ]; then
+		own="ownunix ownshm ownabstract ownseq"
+	else
+		own="ownshm ownabstract ownseq"
+		grep -q '^ownunix: refused: .*Read-only file system' "$T/out" &&
+			ok "bwrap $mode: no socket of its own in the read-only workspace" ||
+			fail "bwrap $mode: ownunix: $(grep '^ownunix' "$T/out") $(cat "$T/err")"
+	fi
+	for t in $own; do
+		grep -qx "$t: reached" "$T/out" && ok "bwrap $mode: $t answers its own client" ||
+			fail "bwrap $mode: $t: $(grep "^$t" "$T/out") $(cat "$T/err")"
+	done
+	wr "own-bwrap-$mode" run -- "$PROBE" "connect:$WSHOST" "connect:$T/ws/hostlink.sock" \
+		"connect:hs/stream.sock"
+	refused "bwrap $mode" "connect:$WSHOST"
+	refused "bwrap $mode" "connect:$T/ws/hostlink.sock"
+	refused "bwrap $mode" "connect:hs/stream.sock"
+	[ -e "$T/net3/markers/unix" ] &&
+		fail "bwrap $mode: the host server in the workspace was contacted" ||
+		ok "bwrap $mode: the host server in the workspace was not contacted"
+done
+config own-landlock workspace-write landlock
+wr own-landlock run -- "$PY" "$CLIENT" "$T/net/addresses" ownunix ownshm ownabstract
+for t in ownunix ownshm ownabstract; do
+	grep -q "^$t: refused: .*Permission denied" "$T/out" &&
+		ok "landlock: $t refused (it cannot tell its own from a host's)" ||
+		fail "landlock: $t: $(grep "^$t" "$T/out")"
+done
 
 # --- what warden says about it ---------------------------------------------
 EXTRA="allow_unix_socket = $ALLOWED" config g-both read-only bwrap landlock

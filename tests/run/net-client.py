@@ -8,8 +8,10 @@
 # tree does: "pipe" and "pair" (a pipe and a stream socketpair), "owntcp"
 # (a loopback TCP server of its own), "ownlisten" (a TCP server of its own
 # that listens without bind: the kernel binds an ephemeral port on every
-# address; a refused listen() says "listen: ") and "ownunix" (a unix
-# socket server of its own, in the current directory).  Exit status 0 whatever happened.
+# address; a refused listen() says "listen: "), "ownunix" (a unix socket
+# server of its own, in the current directory), "ownshm" (the same in
+# /dev/shm), "ownabstract" and "ownseq" (on an abstract name, stream and
+# seqpacket).  Exit status 0 whatever happened.
 import os
 import socket
 import sys
@@ -22,8 +24,8 @@ with open(sys.argv[1]) as f:
         addr[name] = a
 
 
-def stream(family, address):
-    s = socket.socket(family, socket.SOCK_STREAM)
+def stream(family, address, kind=socket.SOCK_STREAM):
+    s = socket.socket(family, kind)
     s.settimeout(3)
     s.connect(address)
     if s.recv(2) != b"ok":
@@ -41,8 +43,8 @@ def dgram(family, address, pair=False):
         raise OSError("no answer")
 
 
-def own_server(family, address):
-    srv = socket.socket(family, socket.SOCK_STREAM)
+def own_server(family, address, kind=socket.SOCK_STREAM):
+    srv = socket.socket(family, kind)
     srv.bind(address)
     srv.listen(1)
 
@@ -51,7 +53,8 @@ def own_server(family, address):
         c.sendall(b"ok")
         c.close()
     threading.Thread(target=serve, daemon=True).start()
-    stream(family, srv.getsockname() if family != socket.AF_UNIX else address)
+    stream(family, srv.getsockname() if family != socket.AF_UNIX else address,
+           kind)
 
 
 def own_listen():
@@ -109,7 +112,14 @@ def run(target):
     elif target == "ownlisten":
         own_listen()
     elif target == "ownunix":
-        own_server(socket.AF_UNIX, "own-%d.sock" % os.getpid())
+        own_server(socket.AF_UNIX, "own-%s.sock" % os.urandom(6).hex())
+    elif target == "ownshm":
+        own_server(socket.AF_UNIX, "/dev/shm/own-%s.sock" % os.urandom(6).hex())
+    elif target == "ownabstract":
+        own_server(socket.AF_UNIX, "\0warden-own-%d" % os.getpid())
+    elif target == "ownseq":
+        own_server(socket.AF_UNIX, "\0warden-seq-%d" % os.getpid(),
+                   socket.SOCK_SEQPACKET)
     else:
         raise SystemExit("net-client.py: unknown target " + target)
     return "reached"

@@ -29,8 +29,11 @@ echo "---- backend order and text output"
 if w confine --root "$WS" -- echo hi >"$T/out"; then
 	first=$(head -n 4 "$T/out" | tr '\n' ' ')
 	tail3=$(tail -n 3 "$T/out" | tr '\n' ' ')
-	# The network is restricted by default: the launcher loads the guard.
-	if [ "$first" = "$LAUNCHER --netguard netns /usr/bin/bwrap " ] && [ "$tail3" = "-- echo hi " ]; then
+	# The network is restricted by default: the launcher starts bwrap,
+	# and inside it answers for the command's connect() (--gate netns).
+	tail7=$(tail -n 7 "$T/out" | tr '\n' ' ')
+	if [ "$(head -n 2 "$T/out" | tr '\n' ' ')" = "$LAUNCHER /usr/bin/bwrap " ] &&
+		[ "$tail7" = "-- $LAUNCHER --gate netns -- echo hi " ]; then
 		ok "bwrap, the first section, confines through its launcher; the command ends the argv"
 	else
 		fail "text output: $(cat "$T/out")"
@@ -51,7 +54,7 @@ for b in bwrap landlock; do
 		if w confine --backend "$b" --network "$n" --root "$WS" --json -- true >"$T/n.json"; then
 			argv=$(json_get "$T/n.json" argv | tr '\n' ' ')
 			case $b/$n in
-			bwrap/restricted) want="$LAUNCHER --netguard netns /usr/bin/bwrap "
+			bwrap/restricted) want="$LAUNCHER /usr/bin/bwrap "
 				has="--unshare-net" ;;
 			bwrap/enabled) want="$LAUNCHER /usr/bin/bwrap " has= ;;
 			landlock/*) want="$RUNNER " has="--network $n" ;;
@@ -67,7 +70,7 @@ for b in bwrap landlock; do
 				esac
 			elif [ "$b" = bwrap ]; then
 				case $argv in
-				*--unshare-net*|*--netguard*) fail "$b enabled: $argv" ;;
+				*--unshare-net*|*--netguard*|*--gate*) fail "$b enabled: $argv" ;;
 				*) ok "$b enabled: no network namespace, no guard" ;;
 				esac
 			fi
