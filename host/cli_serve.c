@@ -1168,14 +1168,9 @@ static int serve_socket(struct serve *sv, struct warden_consumer *consumer,
 	struct sigaction sa, old_term, old_int, old_pipe;
 	int lfd, rc = 0;
 
-	if ((lfd = listen_at(path, err)) < 0)
-		return lfd;
-	/* Backends opened here, once: every connection inherits them. */
-	if ((rc = warden_consumer_prepare(consumer, err)) < 0) {
-		close(lfd);
-		unlink(path);
-		return rc;
-	}
+	/* A stop asked for from the moment the socket exists still removes
+	 * it: the handlers come first (opening the backends below takes a
+	 * while, and a TERM then used to leave the socket behind). */
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_stop;
 	sigemptyset(&sa.sa_mask);
@@ -1183,7 +1178,18 @@ static int serve_socket(struct serve *sv, struct warden_consumer *consumer,
 	sigaction(SIGINT, &sa, &old_int);
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, &old_pipe);
-	warden_text_line(stderr, "warden: serve: listening on %s", path);
+	if ((lfd = listen_at(path, err)) < 0) {
+		rc = lfd;
+		goto restore;
+	}
+	/* Backends opened here, once: every connection inherits them. */
+	if (!stopping && (rc = warden_consumer_prepare(consumer, err)) < 0) {
+		close(lfd);
+		unlink(path);
+		goto restore;
+	}
+	if (!stopping)
+		warden_text_line(stderr, "warden: serve: listening on %s", path);
 	while (!stopping) {
 		struct pollfd pf = { lfd, POLLIN, 0 };
 		char why[300];
@@ -1222,6 +1228,7 @@ static int serve_socket(struct serve *sv, struct warden_consumer *consumer,
 	}
 	close(lfd);
 	unlink(path);
+restore:
 	sigaction(SIGTERM, &old_term, NULL);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGPIPE, &old_pipe, NULL);
