@@ -9,7 +9,6 @@
 # run's report and event say the network came from the escalation.
 . "${top_srcdir:?run by make check}/tests/run/lib.sh"
 
-SERVERS=$top_srcdir/tests/run/net-servers.py
 CLIENT=$top_srcdir/tests/run/net-client.py
 ZOO=$top_builddir/tests/zoo/.libs
 RULES=$top_builddir/plugins/rules/.libs/rules.so
@@ -19,16 +18,7 @@ for f in "$ZOO/zoo_answerer.so" "$RULES" "$EXEC"; do
 done
 SOCKDIR=$(mktemp -d /var/tmp/warden-esc-net-XXXXXX)
 chmod 755 "$SOCKDIR"
-mkdir "$T/net"
-"$PY" "$SERVERS" "$T/net" "$SOCKDIR" 2>"$T/net/servers.err" &
-SERVERS_PID=$!
-trap 'kill $SERVERS_PID 2>/dev/null; wait $SERVERS_PID 2>/dev/null; rm -rf "$T" "$SOCKDIR"' EXIT
-i=0
-while [ ! -e "$T/net/addresses" ] && [ $i -lt 100 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-[ -e "$T/net/addresses" ] || { echo "FAIL: the servers did not start: $(cat "$T/net/servers.err")"; exit 1; }
+net_servers "$T/net" "$SOCKDIR"
 TARGETS="tcp4 unix abstract"
 
 # The exec answerer: keeps the request it was shown, then allows.

@@ -19,29 +19,16 @@
 # markers.
 . "${top_srcdir:?run by make check}/tests/run/lib.sh"
 
-SERVERS=$top_srcdir/tests/run/net-servers.py
 CLIENT=$top_srcdir/tests/run/net-client.py
 PROBE=$top_builddir/tests/run/gate-probe
 [ -x "$PROBE" ] || { echo "FAIL: $PROBE was not built"; exit 1; }
 SOCKDIR=$(mktemp -d /var/tmp/warden-gate-XXXXXX)
 TMPDIR_HOST=$(mktemp -d /tmp/warden-gate-XXXXXX)
 chmod 755 "$SOCKDIR" "$TMPDIR_HOST"
-mkdir "$T/net"
-"$PY" "$SERVERS" "$T/net" "$SOCKDIR" 2>"$T/net/servers.err" &
-SERVERS_PID=$!
+net_servers "$T/net" "$SOCKDIR"
 # A second named socket under /tmp, which bwrap's workspace-write hides
 # behind a private /tmp unless the backend binds it in.
-mkdir "$T/net2"
-"$PY" "$SERVERS" "$T/net2" "$TMPDIR_HOST" 2>"$T/net2/servers.err" &
-SERVERS2_PID=$!
-trap 'kill $SERVERS_PID $SERVERS2_PID 2>/dev/null; wait $SERVERS_PID $SERVERS2_PID 2>/dev/null; rm -rf "$T" "$SOCKDIR" "$TMPDIR_HOST"' EXIT
-i=0
-while { [ ! -e "$T/net/addresses" ] || [ ! -e "$T/net2/addresses" ]; } && [ $i -lt 100 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-[ -e "$T/net/addresses" ] && [ -e "$T/net2/addresses" ] ||
-	{ echo "FAIL: the servers did not start: $(cat "$T/net/servers.err" "$T/net2/servers.err")"; exit 1; }
+net_servers "$T/net2" "$TMPDIR_HOST"
 
 addr() { sed -n "s/^$1 //p" "$T/net/addresses"; }
 ALLOWED=$(addr allowed)
@@ -228,15 +215,8 @@ marker tcp4 || marker tcp6 || marker udp4 && fail "landlock gate: a host IP serv
 # any abstract name (its namespace's).  A host server listening in the
 # workspace is refused, by its path and through a link.  Landlock cannot
 # tell them apart: every unix socket of its own is refused.
-mkdir "$T/ws/hs" "$T/net3"
-"$PY" "$SERVERS" "$T/net3" "$T/ws/hs" 2>"$T/net3/servers.err" &
-SERVERS3_PID=$!
-trap 'kill $SERVERS_PID $SERVERS2_PID $SERVERS3_PID 2>/dev/null; wait $SERVERS_PID $SERVERS2_PID $SERVERS3_PID 2>/dev/null; rm -rf "$T" "$SOCKDIR" "$TMPDIR_HOST"' EXIT
-i=0
-while [ ! -e "$T/net3/addresses" ] && [ $i -lt 100 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
+mkdir "$T/ws/hs"
+net_servers "$T/net3" "$T/ws/hs"
 WSHOST=$(sed -n 's/^unix //p' "$T/net3/addresses")
 [ -S "$WSHOST" ] || fail "the host server in the workspace did not start: $(cat "$T/net3/servers.err")"
 ln -s "$WSHOST" "$T/ws/hostlink.sock"

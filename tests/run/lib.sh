@@ -47,6 +47,25 @@ for f in "$BWRAP_SO" "$LL_SO" "$RUNNER"; do
 	[ -e "$f" ] || { echo "FAIL: $f was not built"; exit 1; }
 done
 
+# net_servers DIR SOCKDIR: starts tests/run/net-servers.py (the host's
+# servers, each writing DIR/markers/NAME when contacted) with its sockets
+# in SOCKDIR and waits until DIR/addresses says they listen; on exit they
+# are killed and SOCKDIR removed with $T.
+NET_PIDS= NET_DIRS=
+net_servers() {
+	mkdir -p "$1"
+	"$PY" "$top_srcdir/tests/run/net-servers.py" "$1" "$2" 2>"$1/servers.err" &
+	NET_PIDS="$NET_PIDS $!"
+	NET_DIRS="$NET_DIRS $2"
+	trap 'kill $NET_PIDS 2>/dev/null; wait $NET_PIDS 2>/dev/null; rm -rf "$T" $NET_DIRS' EXIT
+	i=0
+	while [ ! -e "$1/addresses" ] && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	[ -e "$1/addresses" ] || { echo "FAIL: the servers did not start: $(cat "$1/servers.err")"; exit 1; }
+}
+
 # config NAME DEFAULT_MODE [SECTION...]: writes $T/NAME.ini with state_dir
 # and workspace_root in $T; each SECTION is "bwrap", "landlock",
 # "landlock-partial" (the fake ABI-2 runner), "missing", or a literal

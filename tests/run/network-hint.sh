@@ -10,19 +10,9 @@
 # possible.
 . "${top_srcdir:?run by make check}/tests/run/lib.sh"
 
-SERVERS=$top_srcdir/tests/run/net-servers.py
 SOCKDIR=$(mktemp -d /var/tmp/warden-net-hint-XXXXXX)
 chmod 755 "$SOCKDIR"
-mkdir "$T/net"
-"$PY" "$SERVERS" "$T/net" "$SOCKDIR" 2>"$T/net/servers.err" &
-SERVERS_PID=$!
-trap 'kill $SERVERS_PID 2>/dev/null; wait $SERVERS_PID 2>/dev/null; rm -rf "$T" "$SOCKDIR"' EXIT
-i=0
-while [ ! -e "$T/net/addresses" ] && [ $i -lt 100 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-[ -e "$T/net/addresses" ] || { echo "FAIL: the servers did not start: $(cat "$T/net/servers.err")"; exit 1; }
+net_servers "$T/net" "$SOCKDIR"
 PORT=$(sed -n 's/^tcp4 //p' "$T/net/addresses")
 SOCK=$(sed -n 's/^unix //p' "$T/net/addresses")
 

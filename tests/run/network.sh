@@ -11,22 +11,12 @@
 # socket is reached; tests/run/gate.sh tries the detours), and --json.
 . "${top_srcdir:?run by make check}/tests/run/lib.sh"
 
-SERVERS=$top_srcdir/tests/run/net-servers.py
 CLIENT=$top_srcdir/tests/run/net-client.py
 # Short socket paths (a sockaddr_un holds 107 bytes), outside /tmp (bwrap's
 # workspace-write has a private one).
 SOCKDIR=$(mktemp -d /var/tmp/warden-net-XXXXXX)
 chmod 755 "$SOCKDIR"
-mkdir "$T/net"
-"$PY" "$SERVERS" "$T/net" "$SOCKDIR" 2>"$T/net/servers.err" &
-SERVERS_PID=$!
-trap 'kill $SERVERS_PID 2>/dev/null; wait $SERVERS_PID 2>/dev/null; rm -rf "$T" "$SOCKDIR"' EXIT
-i=0
-while [ ! -e "$T/net/addresses" ] && [ $i -lt 100 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-[ -e "$T/net/addresses" ] || { echo "FAIL: the servers did not start: $(cat "$T/net/servers.err")"; exit 1; }
+net_servers "$T/net" "$SOCKDIR"
 # A listener the host cannot have (no ::1) is named, and its case skipped.
 while read -r name a why; do
 	[ "$a" = - ] && echo "SKIP: $name: the host cannot listen there ($why)"
