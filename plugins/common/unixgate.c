@@ -276,19 +276,26 @@ static int listening_here(const struct stat *st)
 	return found;
 }
 
+/* The file type and mode of fd, or 0. */
+static mode_t mode_of(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 ? st.st_mode : 0;
+}
+
 /*
- * The command's own socket that the pathname address names, resolved as
- * connect() would resolve it for the caller (from its directory,
- * following links): an O_PATH descriptor of it, or -1.  Own: a socket
- * file whose listener lives in this network namespace.
+ * What the pathname address names, resolved as connect() would resolve it
+ * for the caller (from its directory, following links): an O_PATH
+ * descriptor of it, or -errno.  The supervisor sees the caller's file
+ * system, so this tells the caller nothing a stat() would not.
  */
-static int own_socket(int listener, const struct seccomp_notif *req,
-                      const struct sockaddr_un *sun, size_t len)
+static int open_for_caller(const struct seccomp_notif *req,
+                           const struct sockaddr_un *sun, size_t len)
 {
 	size_t room = len - offsetof(struct sockaddr_un, sun_path);
 	char path[sizeof(sun->sun_path) + 1], dir[64];
 	size_t n = strnlen(sun->sun_path, room);
-	struct stat st;
 	int dfd = AT_FDCWD, fd;
 
 	memcpy(path, sun->sun_path, n);
@@ -297,20 +304,46 @@ static int own_socket(int listener, const struct seccomp_notif *req,
 		snprintf(dir, sizeof dir, "/proc/%u/cwd", req->pid);
 		dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (dfd < 0)
-			return -1;
+			return -EACCES;
 	}
 	fd = openat(dfd, path, O_PATH | O_CLOEXEC);
+	if (fd < 0)
+		fd = -errno;
 	if (dfd != AT_FDCWD)
 		close(dfd);
-	if (fd < 0)
-		return -1;
-	/* The directory was the caller's, not a successor's. */
-	if (!still_waiting(listener, req->id) || fstat(fd, &st) < 0 ||
-	    !S_ISSOCK(st.st_mode) || !listening_here(&st)) {
-		close(fd);
-		return -1;
-	}
 	return fd;
+}
+
+/* Whether fd (open_for_caller's) is the command's own socket: a socket
+ * file whose listener lives in this network namespace, opened from the
+ * caller's directory and not a successor's. */
+static int own_socket(int listener, const struct seccomp_notif *req, int fd)
+{
+	struct stat st;
+
+	return still_waiting(listener, req->id) && fstat(fd, &st) == 0 &&
+	       S_ISSOCK(st.st_mode) && listening_here(&st);
+}
+
+/* Names of host services that the C library asks of its own accord and
+ * does without when refused (the name-service cache: getpwuid(), which a
+ * shell calls when HOME or SHELL is unset, tries it first).  Refused like
+ * any other, but not said: the line would blame the network for a command
+ * that failed for its own reasons. */
+static const char *const unsaid[] = {
+	"/var/run/nscd/socket",
+	"/run/nscd/socket",
+};
+
+static int is_unsaid(const struct sockaddr_un *sun, size_t len)
+{
+	size_t room = len - offsetof(struct sockaddr_un, sun_path);
+	size_t n = strnlen(sun->sun_path, room), i;
+
+	for (i = 0; i < sizeof unsaid / sizeof unsaid[0]; i++)
+		if (strlen(unsaid[i]) == n && memcmp(unsaid[i], sun->sun_path, n) == 0)
+			return 1;
+	return 0;
 }
 
 /* Refusals said on stderr (the command's): the first few, then that more
@@ -442,8 +475,20 @@ static int decide(int listener, const struct seccomp_notif *req,
 			call_addr = &own.sa;
 			call_len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
 			                       (size_t)n + 1);
-		} else if (g->own_netns &&
-		           (target = own_socket(listener, req, &addr.sun, len)) >= 0) {
+		} else if ((target = open_for_caller(req, &addr.sun, len)) < 0 ||
+		           !S_ISSOCK(mode_of(target))) {
+			/* Nothing there, or no socket: what connect() itself
+			 * says (ENOENT, ENOTDIR, ECONNREFUSED), unsaid — no
+			 * host service was kept from the command. */
+			close(pidfd);
+			e = target == -ENOENT || target == -ENOTDIR ? -target
+			    : target >= 0 ? ECONNREFUSED : EACCES;
+			if (target >= 0)
+				close(target);
+			else if (e == EACCES)
+				say_refused(1, &addr.sun, len);
+			return e;
+		} else if (g->own_netns && own_socket(listener, req, target)) {
 			/* Through the descriptor checked: the socket found is
 			 * the socket reached. */
 			n = snprintf(own.sun.sun_path, sizeof own.sun.sun_path,
@@ -452,8 +497,10 @@ static int decide(int listener, const struct seccomp_notif *req,
 			call_len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
 			                       (size_t)n + 1);
 		} else {
+			close(target);
 			close(pidfd);
-			say_refused(1, &addr.sun, len);
+			if (!is_unsaid(&addr.sun, len))
+				say_refused(1, &addr.sun, len);
 			return EACCES;
 		}
 	} else if (g->own_netns) {

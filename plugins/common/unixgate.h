@@ -61,9 +61,13 @@
  *   connect/bind of any other  made on the caller's behalf with
  *   family                     `own_netns` (its loopback is its own),
  *                              EACCES otherwise.
+ * A pathname connect() to a name that leads to nothing, or to a file that
+ * is no socket, gets what connect() says there (ENOENT, ENOTDIR,
+ * ECONNREFUSED): no host service was kept from the command.
  * Each of the first refusals of a connect() or bind() is said on the
  * command's stderr (WARDEN_UNIXGATE_REFUSED), for the host's classifier
- * and the agent.
+ * and the agent; not the name-service cache's socket, which the C library
+ * tries of its own accord and does without.
  * Anything the supervisor cannot establish (the caller's memory or socket
  * unreadable, the caller gone, a malformed address) is refused, never let
  * through.  A supervisor that is gone leaves every connect(), bind() and
