@@ -144,12 +144,16 @@ fi
 # confined argv run directly by subprocess.run, in the same rounds.
 if command -v python3 >/dev/null 2>&1; then
 	python3 - "$W" "$cb" "$scratch/bwrap.argv" <<'PY'
-import json, statistics, subprocess, sys, time
+import io, json, statistics, subprocess, sys, time
 w, cb, argv_file = sys.argv[1:4]
 direct = open(argv_file).read().splitlines()
 srv = subprocess.Popen([w, "--config", cb, "serve"], stdin=subprocess.PIPE,
                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0)
-rd = srv.stdout
+# Requests go out unbuffered; responses are read by lines through a
+# buffer, as a harness reads them (readline on the raw pipe would be one
+# read(2) per byte, about 800 per response: the harness's cost, not the
+# server's).
+rd = io.BufferedReader(srv.stdout)
 n = [0]
 
 def serve_run():

@@ -288,9 +288,14 @@ static mode_t mode_of(int fd)
  * What the pathname address names, resolved as connect() would resolve it
  * for the caller (from its directory, following links): an O_PATH
  * descriptor of it, or -errno.  The supervisor sees the caller's file
- * system, so this tells the caller nothing a stat() would not.
+ * system, so this tells the caller nothing a stat() would not.  A
+ * relative name is resolved only with own_netns, where the supervisor's
+ * /proc is its PID namespace's (bwrap mounts it): without, /proc is the
+ * host's, where the caller's pid names another process, and the name is
+ * refused (-EACCES).
  */
 static int open_for_caller(const struct seccomp_notif *req,
+                           const struct warden_unixgate *g,
                            const struct sockaddr_un *sun, size_t len)
 {
 	size_t room = len - offsetof(struct sockaddr_un, sun_path);
@@ -301,6 +306,8 @@ static int open_for_caller(const struct seccomp_notif *req,
 	memcpy(path, sun->sun_path, n);
 	path[n] = '\0';
 	if (path[0] != '/') {
+		if (!g->own_netns)
+			return -EACCES;
 		snprintf(dir, sizeof dir, "/proc/%u/cwd", req->pid);
 		dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (dfd < 0)
@@ -475,7 +482,7 @@ static int decide(int listener, const struct seccomp_notif *req,
 			call_addr = &own.sa;
 			call_len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
 			                       (size_t)n + 1);
-		} else if ((target = open_for_caller(req, &addr.sun, len)) < 0 ||
+		} else if ((target = open_for_caller(req, g, &addr.sun, len)) < 0 ||
 		           !S_ISSOCK(mode_of(target))) {
 			/* Nothing there, or no socket: what connect() itself
 			 * says (ENOENT, ENOTDIR, ECONNREFUSED), unsaid — no

@@ -13,7 +13,8 @@
 #     refused too;
 #   - a name that leads to nothing or to no socket gets what connect()
 #     says there (ENOENT, ECONNREFUSED), unsaid; a host socket is refused
-#     and said.
+#     and said; a relative name is resolved from the caller's directory
+#     under bwrap and refused under Landlock.
 . "${top_srcdir:?run by make check}/tests/run/lib.sh"
 
 PROBE=$top_builddir/tests/run/gate-probe
@@ -60,7 +61,7 @@ for b in bwrap landlock; do
 		w="$b $mode"
 		wr "ns-g-$b-$mode" run -- "$PROBE" "connect:$T/ws/no-such.sock" \
 			"connect:$T/ws/no-such-dir/x.sock" "connect:$T/ws/plain-file" \
-			"connect:$OTHER"
+			"connect:$OTHER" "connect:no-such-rel.sock"
 		case $(line "connect:$T/ws/no-such.sock") in
 		*"refused: No such file or directory") ok "$w: a name that leads nowhere: ENOENT" ;;
 		*) fail "$w: a name that leads nowhere: $(line "connect:$T/ws/no-such.sock")" ;;
@@ -77,11 +78,21 @@ for b in bwrap landlock; do
 		*"refused: Permission denied") ok "$w: a host socket: EACCES" ;;
 		*) fail "$w: a host socket: $(line "connect:$OTHER")" ;;
 		esac
+		# A relative name: resolved from the caller's directory under
+		# bwrap (the supervisor's /proc is the sandbox's); refused under
+		# Landlock, whose supervisor sees the host's /proc.
+		case $b:$(line "connect:no-such-rel.sock") in
+		bwrap:*"refused: No such file or directory") ok "$w: a relative name that leads nowhere: ENOENT" ;;
+		landlock:*"refused: Permission denied") ok "$w: a relative name: refused" ;;
+		*) fail "$w: a relative name: $(line "connect:no-such-rel.sock")" ;;
+		esac
 		n=$(grep -cF "$SAID" "$T/err")
-		if [ "$n" -eq 1 ] && grep -qF "connect to $OTHER $SAID" "$T/err"; then
-			ok "$w: the host socket's refusal alone is said"
+		want=1
+		[ "$b" = landlock ] && want=2
+		if [ "$n" -eq "$want" ] && grep -qF "connect to $OTHER $SAID" "$T/err"; then
+			ok "$w: the host socket's refusal is said, and nothing that leads nowhere"
 		else
-			fail "$w: $n refusal line(s), want the host socket's alone: $(cat "$T/err")"
+			fail "$w: $n refusal line(s), want $want: $(cat "$T/err")"
 		fi
 		[ ! -e "$T/net/markers/unix" ] && ok "$w: the host socket's server was not reached" ||
 			fail "$w: the host socket's server was reached"
