@@ -6,6 +6,7 @@
 
 #include "unixgate.h"
 
+#include "bpf.h"
 #include "netguard.h"
 
 #include <errno.h>
@@ -39,18 +40,6 @@
 #endif
 #ifndef PIDFD_THREAD
 #define PIDFD_THREAD O_EXCL /* Linux 6.9: a pidfd of any thread */
-#endif
-
-#if defined(__x86_64__)
-#define UG_NATIVE_ARCH AUDIT_ARCH_X86_64
-#elif defined(__aarch64__)
-#define UG_NATIVE_ARCH AUDIT_ARCH_AARCH64
-#elif defined(__riscv) && __riscv_xlen == 64
-#define UG_NATIVE_ARCH AUDIT_ARCH_RISCV64
-#elif defined(__i386__)
-#define UG_NATIVE_ARCH AUDIT_ARCH_I386
-#else
-#error "unixgate: add this architecture's AUDIT_ARCH to unixgate.c"
 #endif
 
 int warden_unixgate_install(int netguard_flags)
@@ -407,7 +396,7 @@ static int decide(int listener, const struct seccomp_notif *req,
 	int pidfd, sock, rc, e, target = -1;
 	struct iovec local, remote;
 
-	if (req->data.arch != UG_NATIVE_ARCH ||
+	if (req->data.arch != WARDEN_BPF_NATIVE_ARCH ||
 	    (!connecting && req->data.nr != __NR_bind &&
 	     req->data.nr != __NR_listen))
 		return EACCES;

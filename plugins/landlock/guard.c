@@ -17,6 +17,7 @@
 #include "config.h"
 
 #include "guard.h"
+#include "bpf.h"
 
 #include <errno.h>
 #include <linux/audit.h>
@@ -33,30 +34,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#if defined(__x86_64__)
-#define GUARD_NATIVE_ARCH AUDIT_ARCH_X86_64
-#define GUARD_HAS_I386 1
-#define GUARD_X32_BIT 0x40000000u
-#elif defined(__aarch64__)
-#define GUARD_NATIVE_ARCH AUDIT_ARCH_AARCH64
-#elif defined(__riscv) && __riscv_xlen == 64
-#define GUARD_NATIVE_ARCH AUDIT_ARCH_RISCV64
-#elif defined(__i386__)
-#define GUARD_NATIVE_ARCH AUDIT_ARCH_I386
-#else
-#error "warden-landlock-run: add this architecture's AUDIT_ARCH to guard.c"
-#endif
-
-/* Syscalls newer than the build headers (unified numbers). */
-#ifndef __NR_io_uring_setup
-#define __NR_io_uring_setup 425
-#endif
-#ifndef __NR_io_uring_enter
-#define __NR_io_uring_enter 426
-#endif
-#ifndef __NR_io_uring_register
-#define __NR_io_uring_register 427
-#endif
+/* Syscalls newer than the build headers (unified numbers); io_uring's
+ * are in bpf.h. */
 #ifndef __NR_clone3
 #define __NR_clone3 435
 #endif
@@ -171,7 +150,7 @@ static const unsigned native_ipc[] = {
 #endif
 };
 
-#ifdef GUARD_HAS_I386
+#ifdef WARDEN_BPF_HAS_I386
 /* The same calls in the i386 ABI (arch/x86/entry/syscalls/syscall_32.tbl). */
 static const unsigned i386_metadata[] = {
 	15 /* chmod */, 94 /* fchmod */, 306 /* fchmodat */, 452 /* fchmodat2 */,
@@ -201,7 +180,7 @@ static const unsigned i386_ipc[] = {
 /*
  * ioctl(2) is governed by an allowlist on its request argument.  The
  * kernel reads the request as an unsigned int, so only the low 32 bits
- * are compared (OFF_ARG_LO): a request with junk in the high word is the
+ * are compared (WARDEN_BPF_OFF_ARG_LO): a request with junk in the high word is the
  * request in its low word.  Both the native and the 32-bit spellings of
  * the size-encoded requests are listed, for the i386 ABI.
  *
@@ -247,14 +226,6 @@ static const uint32_t ioctl_metadata[] = {
 };
 
 /* Offsets into struct seccomp_data; a 32-bit argument is the low word. */
-#define OFF_NR offsetof(struct seccomp_data, nr)
-#define OFF_ARCH offsetof(struct seccomp_data, arch)
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define OFF_ARG_LO(i) (offsetof(struct seccomp_data, args) + 8 * (i))
-#else
-#define OFF_ARG_LO(i) (offsetof(struct seccomp_data, args) + 8 * (i) + 4)
-#endif
-
 #define RET_ALLOW SECCOMP_RET_ALLOW
 #define RET_EPERM (SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA))
 /* Metadata refusals speak Landlock's dialect, "Permission denied". */
@@ -264,59 +235,13 @@ static const uint32_t ioctl_metadata[] = {
 
 #define GUARD_MAX_INSNS 1024
 
-struct prog {
-	struct sock_filter insn[GUARD_MAX_INSNS];
-	size_t len;
-	int overflow;
-};
-
-static void emit(struct prog *p, struct sock_filter f)
-{
-	if (p->len >= GUARD_MAX_INSNS) {
-		p->overflow = 1;
-		return;
-	}
-	p->insn[p->len++] = f;
-}
-
-static void ld(struct prog *p, uint32_t off)
-{
-	emit(p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, off));
-}
-
-static void ret(struct prog *p, uint32_t action)
-{
-	emit(p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, action));
-}
-
-/* if (A == k) return action; */
-static void ret_if_eq(struct prog *p, uint32_t k, uint32_t action)
-{
-	emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, k, 0, 1));
-	ret(p, action);
-}
-
-/* if (A & k) return action; */
-static void ret_if_set(struct prog *p, uint32_t k, uint32_t action)
-{
-	emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, k, 0, 1));
-	ret(p, action);
-}
-
-/* if (A >= k) return action; */
-static void ret_if_ge(struct prog *p, uint32_t k, uint32_t action)
-{
-	emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, k, 0, 1));
-	ret(p, action);
-}
-
 /* if (nr == k) { load the flags argument; refuse CLONE_NEWUSER; allow } */
-static void guard_newuser(struct prog *p, uint32_t nr)
+static void guard_newuser(struct bpf_prog *p, uint32_t nr)
 {
-	emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr, 0, 4));
-	ld(p, OFF_ARG_LO(0));
-	ret_if_set(p, CLONE_NEWUSER, RET_EPERM);
-	ret(p, RET_ALLOW);
+	bpf_emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr, 0, 4));
+	bpf_ld(p, WARDEN_BPF_OFF_ARG_LO(0));
+	bpf_ret_if_set(p, CLONE_NEWUSER, RET_EPERM);
+	bpf_ret(p, RET_ALLOW);
 }
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -328,7 +253,7 @@ static void guard_newuser(struct prog *p, uint32_t nr)
  *     an allowed request: allow; anything else: ENOTTY
  * }
  */
-static void guard_ioctl(struct prog *p, uint32_t nr)
+static void guard_ioctl(struct bpf_prog *p, uint32_t nr)
 {
 	const size_t n_allowed = N(ioctl_allowed);
 	const size_t body = 1 + 2 + 2 * N(ioctl_metadata) + n_allowed + 2;
@@ -336,20 +261,20 @@ static void guard_ioctl(struct prog *p, uint32_t nr)
 	_Static_assert(1 + 2 + 2 * N(ioctl_metadata) + N(ioctl_allowed) + 2 <= UINT8_MAX,
 	               "the ioctl block must fit an 8-bit jump");
 
-	emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr, 0,
+	bpf_emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr, 0,
 	                                     (uint8_t)body));
-	ld(p, OFF_ARG_LO(1));
-	ret_if_eq(p, TIOCSTI, RET_EPERM);
+	bpf_ld(p, WARDEN_BPF_OFF_ARG_LO(1));
+	bpf_ret_if_eq(p, TIOCSTI, RET_EPERM);
 	for (size_t i = 0; i < N(ioctl_metadata); i++)
-		ret_if_eq(p, ioctl_metadata[i], RET_EACCES);
+		bpf_ret_if_eq(p, ioctl_metadata[i], RET_EACCES);
 	/* Each allowed request jumps over the rest of the list and the
 	 * ENOTTY to the allow. */
 	for (size_t i = 0; i < n_allowed; i++)
-		emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+		bpf_emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
 		                                     ioctl_allowed[i],
 		                                     (uint8_t)(n_allowed - i), 0));
-	ret(p, RET_ENOTTY);
-	ret(p, RET_ALLOW);
+	bpf_ret(p, RET_ENOTTY);
+	bpf_ret(p, RET_ALLOW);
 }
 
 /* The body for one ABI; A holds the syscall number on entry. */
@@ -363,24 +288,24 @@ struct abi_tables {
 	uint32_t nr_ioctl, nr_unshare, nr_clone;
 };
 
-static void guard_abi(struct prog *p, unsigned flags, const struct abi_tables *t)
+static void guard_abi(struct bpf_prog *p, unsigned flags, const struct abi_tables *t)
 {
 	if (flags & WARDEN_GUARD_READ_ONLY)
 		for (size_t i = 0; i < t->n_metadata; i++)
-			ret_if_eq(p, t->metadata[i], RET_EACCES);
+			bpf_ret_if_eq(p, t->metadata[i], RET_EACCES);
 	if (flags & WARDEN_GUARD_NO_IPC)
 		for (size_t i = 0; i < t->n_ipc; i++)
-			ret_if_eq(p, t->ipc[i], RET_EPERM);
+			bpf_ret_if_eq(p, t->ipc[i], RET_EPERM);
 	for (size_t i = 0; i < t->n_enosys; i++)
-		ret_if_eq(p, t->enosys[i], RET_ENOSYS);
-	ret_if_ge(p, GUARD_FIRST_UNKNOWN, RET_ENOSYS);
+		bpf_ret_if_eq(p, t->enosys[i], RET_ENOSYS);
+	bpf_ret_if_ge(p, GUARD_FIRST_UNKNOWN, RET_ENOSYS);
 	guard_ioctl(p, t->nr_ioctl);
 	guard_newuser(p, t->nr_unshare);
 	guard_newuser(p, t->nr_clone);
-	ret(p, RET_ALLOW);
+	bpf_ret(p, RET_ALLOW);
 }
 
-static void guard_build(struct prog *p, unsigned flags)
+static void guard_build(struct bpf_prog *p, unsigned flags)
 {
 	static const struct abi_tables native = {
 		native_metadata, N(native_metadata),
@@ -389,8 +314,8 @@ static void guard_build(struct prog *p, unsigned flags)
 		__NR_ioctl, __NR_unshare, __NR_clone,
 	};
 
-	ld(p, OFF_ARCH);
-#ifdef GUARD_HAS_I386
+	bpf_ld(p, WARDEN_BPF_OFF_ARCH);
+#ifdef WARDEN_BPF_HAS_I386
 	static const struct abi_tables i386 = {
 		i386_metadata, N(i386_metadata),
 		i386_enosys, N(i386_enosys),
@@ -398,33 +323,32 @@ static void guard_build(struct prog *p, unsigned flags)
 		I386_IOCTL, I386_UNSHARE, I386_CLONE,
 	};
 	/* i386 jumps (32-bit offset, patched below) to its own block. */
-	emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+	bpf_emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
 	                                     AUDIT_ARCH_I386, 0, 1));
-	emit(p, (struct sock_filter)BPF_STMT(BPF_JMP | BPF_JA, 0));
+	bpf_emit(p, (struct sock_filter)BPF_STMT(BPF_JMP | BPF_JA, 0));
 	size_t i386_jump = p->len - 1;
 #endif
-	emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-	                                     GUARD_NATIVE_ARCH, 1, 0));
-	ret(p, RET_ENOSYS);
-	ld(p, OFF_NR);
-#ifdef GUARD_X32_BIT
-	ret_if_set(p, GUARD_X32_BIT, RET_ENOSYS);
+	bpf_emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+	                                     WARDEN_BPF_NATIVE_ARCH, 1, 0));
+	bpf_ret(p, RET_ENOSYS);
+	bpf_ld(p, WARDEN_BPF_OFF_NR);
+#ifdef WARDEN_BPF_X32_BIT
+	bpf_ret_if_set(p, WARDEN_BPF_X32_BIT, RET_ENOSYS);
 #endif
 	guard_abi(p, flags, &native);
-#ifdef GUARD_HAS_I386
+#ifdef WARDEN_BPF_HAS_I386
 	if (!p->overflow)
 		p->insn[i386_jump].k = (uint32_t)(p->len - i386_jump - 1);
-	ld(p, OFF_NR);
+	bpf_ld(p, WARDEN_BPF_OFF_NR);
 	guard_abi(p, flags, &i386);
 #endif
 }
 
 int warden_guard_install(unsigned flags)
 {
-	static struct prog p;
+	static struct sock_filter insn[GUARD_MAX_INSNS];
+	struct bpf_prog p = { insn, 0, GUARD_MAX_INSNS, 0 };
 
-	p.len = 0;
-	p.overflow = 0;
 	guard_build(&p, flags);
 	if (p.overflow) {
 		errno = E2BIG;
