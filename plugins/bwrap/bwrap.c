@@ -354,23 +354,35 @@ struct args {
 	int oom;
 };
 
+/* v (an array of *cap elements of `size` bytes each, or NULL) with room
+ * for `need`, doubling from `first`: v itself when it has room, else its
+ * reallocation (*cap updated), or NULL when out of memory (v unchanged). */
+static void *grow(void *v, size_t *cap, size_t need, size_t first, size_t size)
+{
+	size_t n = *cap ? *cap : first;
+
+	if (need <= *cap)
+		return v;
+	while (n < need)
+		n *= 2;
+	v = realloc(v, n * size);
+	if (v != NULL)
+		*cap = n;
+	return v;
+}
+
 static void add(struct args *a, const char *s)
 {
-	char *c;
+	char **v, *c;
 
 	if (a->oom)
 		return;
-	if (a->n + 2 > a->cap) {
-		size_t cap = a->cap ? a->cap * 2 : 64;
-		char **v = realloc(a->v, cap * sizeof(*v));
-
-		if (v == NULL) {
-			a->oom = 1;
-			return;
-		}
-		a->v = v;
-		a->cap = cap;
+	v = grow(a->v, &a->cap, a->n + 2, 64, sizeof(*a->v));
+	if (v == NULL) {
+		a->oom = 1;
+		return;
 	}
+	a->v = v;
 	c = strdup(s);
 	if (c == NULL) {
 		a->oom = 1;
@@ -863,15 +875,10 @@ static void mark(struct plan *p, const char *rel, int kind, int fd, int strict)
 		       MAX_MOUNTS);
 		return;
 	}
-	if (p->n == p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 16;
-
-		v = realloc(p->v, cap * sizeof(*v));
-		if (v == NULL)
-			goto oom;
-		p->v = v;
-		p->cap = cap;
-	}
+	v = grow(p->v, &p->cap, p->n + 1, 16, sizeof(*p->v));
+	if (v == NULL)
+		goto oom;
+	p->v = v;
 	p->v[p->n].rel = strdup(rel);
 	if (p->v[p->n].rel == NULL)
 		goto oom;
@@ -901,15 +908,10 @@ static int look(struct plan *p, int dirfd, const char *name,
 			return 0;
 		}
 	}
-	if (p->n_seen == p->cap_seen) {
-		size_t cap = p->cap_seen ? p->cap_seen * 2 : 16;
-
-		s = realloc(p->seen, cap * sizeof(*s));
-		if (s == NULL)
-			goto oom;
-		p->seen = s;
-		p->cap_seen = cap;
-	}
+	s = grow(p->seen, &p->cap_seen, p->n_seen + 1, 16, sizeof(*p->seen));
+	if (s == NULL)
+		goto oom;
+	p->seen = s;
 	s = &p->seen[p->n_seen];
 	s->rel = strdup(child);
 	if (s->rel == NULL)
