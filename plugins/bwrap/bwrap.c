@@ -422,7 +422,15 @@ static void base_flags(struct args *a, const char *launcher, const char *path,
 	add(a, "--dev"); add(a, "/dev");
 	add(a, "--unshare-pid");
 	add(a, "--unshare-ipc");
+	/* A fresh /proc, read-only: the command's uid is the caller's on
+	 * the host, and the kernel lets a uid that owns a file write it
+	 * without any capability — as root, every sysctl under /proc/sys
+	 * (kernel.core_pattern runs a program as the host's root) and the
+	 * other root-owned files a new procfs holds.  bwrap covers only the
+	 * ones it can test for writing itself, which a 0555 directory such
+	 * as /proc/sys is not. */
 	add(a, "--proc"); add(a, "/proc");
+	add(a, "--remount-ro"); add(a, "/proc");
 	add(a, "--new-session");
 	add(a, "--die-with-parent");
 	if (level <= LEVEL_CAPDROP) {
