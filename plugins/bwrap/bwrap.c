@@ -4,9 +4,11 @@
  *
  * confine() wraps an exact argv as
  *
- *   LAUNCHER [--netguard netns|host] [--unpin ROOT REL]...
+ *   LAUNCHER [--netguard netns|host] [--lock-fd N | --lock ROOT]
+ *         [--unpin ROOT REL | --pin-text ROOT REL TEXT]...
  *         BWRAP --ro-bind / / --dev /dev --unshare-pid --unshare-ipc
- *         --proc /proc --new-session --die-with-parent --cap-drop ALL
+ *         --proc /proc --remount-ro /proc --new-session --die-with-parent
+ *         --cap-drop ALL
  *         [--unshare-user --disable-userns] [--unshare-net]
  *         [workspace-write: --tmpfs /tmp --bind-fd N ROOT   (or --bind ROOT ROOT)
  *                           PINS]
@@ -14,7 +16,9 @@
  *         -- ARGV...
  *
  * The whole host is visible read-only; a fresh /dev and a private /proc
- * of a new PID namespace; a private IPC namespace (no host SysV IPC or
+ * of a new PID namespace, read-only (the command's uid is the caller's on
+ * the host, and the owner of a sysctl may write it without a capability);
+ * a private IPC namespace (no host SysV IPC or
  * POSIX message queue is reachable); a new session (no TIOCSTI into the
  * caller's terminal); every capability dropped, so root inside cannot
  * remount the read-only bind writable or mknod a disk.  --tmpfs /tmp comes
@@ -39,6 +43,14 @@
  *     (--unpin); a missing git `commondir` is pinned holding "." instead
  *     (an empty one stops git): the launcher makes it, bwrap binds it
  *     read-only, the launcher removes it (--pin-text);
+ *   - runs that overlap on one root: a pin of one run is an existing path
+ *     to a run that starts meanwhile, which binds it read-only; removing
+ *     the pin on the host would detach that bind.  Each workspace-write
+ *     run holds a shared flock on the root from before this walk to the
+ *     end of its launcher (--lock-fd: taken here and handed over; --lock:
+ *     taken by the launcher, for an argv `warden confine` prints), and a
+ *     launcher removes its pins only when no other run holds one
+ *     (launcher.h);
  *   - an ancestor that is a file (the `.git` file of a linked worktree) is
  *     bound read-only: it can be neither rewritten nor replaced;
  *   - a component with a glob (the `*` of .git/modules/NAME/hooks) closes
@@ -1354,6 +1366,42 @@ static int emit_pins(const struct bwrap *b, struct plan *p, const char *root,
 	return 0;
 }
 
+/* The shared lock on the root that runs overlapping there hold
+ * (launcher.h).  fds: taken here, before the walk, on a descriptor the
+ * host hands the launcher (--lock-fd), which holds it until it ends;
+ * else the launcher takes it when it starts (--lock).  -1 with err. */
+static int lock_root(int rootfd, const char *root, int fds,
+                     struct warden_confine_out *out, struct args *pre,
+                     char *err, size_t errlen)
+{
+	int fd, num;
+
+	if (!fds) {
+		add(pre, "--lock"); add(pre, root);
+		return 0;
+	}
+	fd = openat(rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || warden_bwrap_lock_shared(fd) < 0) {
+		WARDEN_PLUGIN_ERR(err, errlen,
+		                  "bwrap: cannot lock the workspace root %s (flock): %s%s",
+		                  root, strerror(errno),
+		                  errno == EWOULDBLOCK
+		                  ? " (another process has held it exclusively for 5 s: a run's command may lock the root it shares)"
+		                  : "");
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	num = out->push_fd(out->sink, fd);
+	if (num < 0) {
+		WARDEN_PLUGIN_ERR(err, errlen,
+		                  "bwrap: cannot pass the lock on %s to the launcher", root);
+		return -1;
+	}
+	add(pre, "--lock-fd"); add_fd(pre, num);
+	return 0;
+}
+
 /* The workspace-write part: private /tmp, the root, the pins.  Sets the
  * facts of out.  -1 with err. */
 static int workspace_flags(struct bwrap *b, const struct warden_policy *policy,
@@ -1381,6 +1429,9 @@ static int workspace_flags(struct bwrap *b, const struct warden_policy *policy,
 	if (!fds) {
 		add(a, "--bind"); add(a, root); add(a, root);
 	}
+	/* Held before the walk decides what exists (launcher.h). */
+	if (b->use_launcher && lock_root(rootfd, root, fds, out, pre, err, errlen) < 0)
+		goto out;
 	plan_pins(b, policy, root, rootfd, &p);
 	if (p.refuse[0] != '\0') {
 		WARDEN_PLUGIN_ERR(err, errlen, "%s", p.refuse);

@@ -2,7 +2,7 @@
  * warden-bwrap-exec — start bubblewrap with the dynamic loader's variables
  * moved out of its environment and into its command's.
  *
- *   warden-bwrap-exec [--netguard netns|host]
+ *   warden-bwrap-exec [--netguard netns|host] [--lock-fd N | --lock ROOT]
  *                     [--unpin ROOT REL | --pin-text ROOT REL TEXT]... BWRAP [ARG]...
  *
  * bwrap is a dynamic program and, run by root, not a set-uid one: the
@@ -62,6 +62,15 @@
  * holding TEXT (each reached from ROOT without following any link), then
  * ends as bwrap did: its exit status, or its signal.  A launcher killed
  * with SIGKILL removes nothing.
+ *
+ * Runs that overlap on one root (launcher.h).  --lock-fd N: a directory
+ * descriptor of the root on which the backend took a shared flock before
+ * it looked at the protected paths; --lock ROOT: this launcher takes it
+ * itself, first.  Either way this process stays bwrap's parent and holds
+ * the lock until bwrap has ended (the descriptor is close-on-exec: bwrap
+ * and the command never have it), then removes the pins only if it can
+ * turn the lock exclusive at once; another run that holds the lock may
+ * bind them, and then they stay, empty (or holding ".").
  *
  * Network.  --netguard (first, when given) holds a restricted network
  * (DESIGN §2 "Network knob"): the launcher builds the network guard
@@ -332,6 +341,19 @@ struct unpin {
 	ino_t ino;
 };
 
+/* A descriptor number from 3 to 65535, or -1. */
+static int fd_arg(const char *a)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(a, &end, 10);
+	if (errno != 0 || end == a || *end != '\0' || v < 3 || v > 65535)
+		return -1;
+	return (int)v;
+}
+
 /* A path relative to a root: no empty, "." or ".." component. */
 static int rel_ok(const char *rel)
 {
@@ -466,7 +488,7 @@ static void forward(int sig)
  * as it ended. */
 __attribute__((noreturn))
 static void supervise(char **args, char **env, const struct unpin *u,
-                      size_t n_u)
+                      size_t n_u, int lock)
 {
 	struct sigaction sa;
 	struct rlimit no_core = { 0, 0 };
@@ -498,14 +520,23 @@ static void supervise(char **args, char **env, const struct unpin *u,
 		fatal("exec", "%s: %s", args[0], strerror(errno));
 	}
 	child_pid = pid;
-	/* Only bwrap needs the descriptors its options name. */
-	close_from(3, ~0U);
+	/* Only bwrap needs the descriptors its options name; the lock on the
+	 * root stays held here until the end. */
+	if (lock >= 3) {
+		close_from(3, (unsigned)lock - 1);
+		close_from((unsigned)lock + 1, ~0U);
+	} else {
+		close_from(3, ~0U);
+	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			fatal("waitpid", "%s", strerror(errno));
-	for (i = 0; i < n_u; i++)
-		remove_pin(&u[i]);
+	/* Another run on the root that holds its lock may bind what we
+	 * pinned: then the pins stay (launcher.h). */
+	if (lock < 0 || flock(lock, LOCK_EX | LOCK_NB) == 0)
+		for (i = 0; i < n_u; i++)
+			remove_pin(&u[i]);
 	if (WIFEXITED(status))
 		_exit(WEXITSTATUS(status));
 	sig = WIFSIGNALED(status) ? WTERMSIG(status) : SIGKILL;
@@ -655,7 +686,8 @@ int main(int argc, char **argv)
 	size_t n_u = 0, n_missing = 0;
 	struct unpin *u;
 	char **args, **env, seccomp_arg[16];
-	int *keep, *nulls, b0 = 1, guard, shift;
+	int *keep, *nulls, b0 = 1, guard, shift, lock = -1;
+	const char *lock_root = NULL;
 	unsigned lo = 3;
 
 	/* Die with the spawner: kept across the exec of bwrap. */
@@ -671,8 +703,27 @@ int main(int argc, char **argv)
 	if (u == NULL)
 		fatal("arguments", "out of memory");
 	while (b0 < argc && (strcmp(argv[b0], "--unpin") == 0 ||
-	                     strcmp(argv[b0], "--pin-text") == 0)) {
+	                     strcmp(argv[b0], "--pin-text") == 0 ||
+	                     strcmp(argv[b0], "--lock") == 0 ||
+	                     strcmp(argv[b0], "--lock-fd") == 0)) {
 		int text = strcmp(argv[b0], "--pin-text") == 0;
+
+		if (strcmp(argv[b0], "--lock-fd") == 0 || strcmp(argv[b0], "--lock") == 0) {
+			if (b0 + 1 >= argc || lock >= 0 || lock_root != NULL)
+				fatal("arguments", "%s takes one argument and comes once", argv[b0]);
+			if (argv[b0][6] == '\0') {
+				if (argv[b0 + 1][0] != '/')
+					fatal("arguments", "--lock '%s': want an absolute root", argv[b0 + 1]);
+				lock_root = argv[b0 + 1];
+			} else {
+				lock = fd_arg(argv[b0 + 1]);
+				if (lock < 3 || fcntl(lock, F_SETFD, FD_CLOEXEC) < 0)
+					fatal("arguments", "--lock-fd '%s': not an open descriptor above 2",
+					      argv[b0 + 1]);
+			}
+			b0 += 2;
+			continue;
+		}
 
 		if (b0 + 2 + text >= argc)
 			fatal("arguments", "%s takes %s", argv[b0],
@@ -696,6 +747,8 @@ int main(int argc, char **argv)
 	if (keep == NULL || nulls == NULL)
 		fatal("arguments", "out of memory");
 	scan(argc, argv, b0 + 1, keep, &n_keep, nulls, &n_nulls);
+	if (lock >= 0)
+		keep[n_keep++] = lock;  /* ours: close-on-exec, bwrap never has it */
 	qsort(keep, n_keep, sizeof(*keep), cmp_int);
 	for (i = 0; i < n_keep; i++) {
 		if (keep[i] < (int)lo)
@@ -752,6 +805,12 @@ int main(int argc, char **argv)
 		args[k++] = argv[i];
 	args[k] = NULL;
 	env[e] = NULL;
+	/* Held before anything is looked at or made (launcher.h). */
+	if (lock_root != NULL) {
+		lock = open(lock_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (lock < 0 || warden_bwrap_lock_shared(lock) < 0)
+			fatal("--lock", "%s: %s", lock_root, strerror(errno));
+	}
 	/* Only what is missing now is bwrap's (or ours) to create and ours
 	 * to remove. */
 	for (i = 0; i < n_u; i++) {
@@ -761,8 +820,9 @@ int main(int argc, char **argv)
 			make_pin(&u[i]);
 		u[n_missing++] = u[i];
 	}
-	if (n_missing > 0)
-		supervise(args, env, u, n_missing);
+	/* With a lock, this process holds it for the whole run. */
+	if (n_missing > 0 || lock >= 0)
+		supervise(args, env, u, n_missing, lock);
 	execve(args[0], args, env);
 	fatal("exec", "%s: %s", args[0], strerror(errno));
 }

@@ -136,9 +136,12 @@ for m in read-only workspace-write; do
 		fail "$b $m: the runner is '$first' with PATH into the workspace"
 	if [ $b = bwrap ]; then
 		# bwrap follows the launcher and its own options (--netguard KIND,
-		# --unpin ROOT REL).
+		# --lock ROOT, --lock-fd N, --unpin ROOT REL, --pin-text ROOT REL
+		# TEXT).
 		[ "$(json_get "$T/c2.json" argv | awk 'NR == 1 { next }
-			$0 == "--unpin" { skip = 2; next } $0 == "--netguard" { skip = 1; next } skip > 0 { skip--; next }
+			$0 == "--unpin" { skip = 2; next } $0 == "--pin-text" { skip = 3; next }
+			$0 == "--netguard" || $0 == "--lock" || $0 == "--lock-fd" { skip = 1; next }
+			skip > 0 { skip--; next }
 			{ print; exit }')" = /usr/bin/bwrap ] ||
 			fail "$b $m: bwrap is not /usr/bin/bwrap with PATH into the workspace"
 	fi

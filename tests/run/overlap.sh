@@ -1,0 +1,116 @@
+#!/bin/sh
+# overlap.sh — two bwrap runs on one workspace root at the same time.  A
+# protected path that does not exist is pinned: bwrap makes a mount point
+# for it on the host, and the run that made it removes it when it ends.
+# A run that started meanwhile took the pin for an existing path and
+# binds it read-only; had the first run removed the pin, the kernel would
+# have detached the second run's mount, and its command could then write
+# the protected path on the host (git's commondir pointed at a directory
+# of its own, a hook, a whole .git in a directory that had none), which
+# the user's next git command obeys.
+#
+# For each kind of root (a git repository, whose commondir is pinned; one
+# without .git/hooks; a directory that is no repository, whose .git is
+# pinned): run A sleeps; run B, started while A's pins exist, tries to
+# plant the protected path again and again until well after A has ended.
+# Nothing may be planted, on the host, afterwards.  B is started both by
+# `warden run` and from the argv `warden confine` prints.
+. "${top_srcdir:?run by make check}/tests/run/lib.sh"
+
+EVIL='#!/bin/sh
+touch "$0.ran"'
+
+# kind ROOT: makes the root of a kind; prints the pin to wait for.
+make_root() {
+	rm -rf "$2"
+	mkdir "$2"
+	case $1 in
+	git) git init -q "$2"; echo "$2/.git/commondir" ;;
+	nohooks) git init -q "$2"; rm -rf "$2/.git/hooks"; echo "$2/.git/hooks" ;;
+	plain) echo "$2/.git" ;;
+	esac
+}
+
+# The attack B runs: 60 tries, 0.1 s apart (A ends after about 2 s).
+ATTACK='{ echo >> .git/config; } 2>/dev/null || echo "refused at first"
+for i in $(seq 60); do
+	{ echo /tmp > .git/commondir; } 2>/dev/null && echo "planted commondir $i"
+	{ mkdir -p .git/hooks && printf "%s\n" "$EVIL" > .git/hooks/pre-commit; } 2>/dev/null &&
+		echo "planted hook $i"
+	{ printf "[core]\n\tfsmonitor = touch $PWD/fsmonitor.ran\n" > .git/config; } 2>/dev/null &&
+		[ ! -s .git/HEAD ] && echo "planted config $i"
+	sleep 0.1
+done
+exit 0'
+
+for kind in git nohooks plain; do
+	for how in run confine; do
+		w="$kind root, B by $how"
+		R=$T/r-$kind-$how
+		pin=$(make_root "$kind" "$R")
+		head0=$(cat "$R/.git/HEAD" 2>/dev/null)
+		cfg0=$(cat "$R/.git/config" 2>/dev/null)
+		{
+			printf '[warden]\ndefault_mode = workspace-write\nstate_dir = %s\nworkspace_root = %s\n' \
+				"$T/state" "$R"
+			printf '[backend bwrap]\nplugin = %s\nlauncher = %s\n' "$BWRAP_SO" \
+				"$top_builddir/plugins/bwrap/warden-bwrap-exec"
+		} >"$T/o.ini"
+		(cd "$R" && "$WARDEN" --config "$T/o.ini" run -- sleep 2) >"$T/a.out" 2>&1 &
+		apid=$!
+		i=0
+		while [ ! -e "$pin" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+		[ -e "$pin" ] || fail "$w: run A made no pin at $pin"
+		if [ "$how" = run ]; then
+			(cd "$R" && EVIL=$EVIL "$WARDEN" --config "$T/o.ini" run -- /bin/sh -c "$ATTACK") \
+				>"$T/b.out" 2>&1 </dev/null
+		else
+			(cd "$R" && "$WARDEN" --config "$T/o.ini" confine -0 -- /bin/sh -c "$ATTACK") >"$T/argv" &&
+				(cd "$R" && EVIL=$EVIL xargs -0 sh -c 'exec "$@"' sh <"$T/argv") >"$T/b.out" 2>&1 </dev/null
+		fi
+		wait $apid
+		if grep -q planted "$T/b.out"; then
+			fail "$w: B planted: $(grep planted "$T/b.out" | head -n 3 | tr '\n' ' ')"
+		else
+			ok "$w: every write of B was refused (A ended while B ran)"
+		fi
+		grep -q "^refused at first" "$T/b.out" ||
+			fail "$w: B's first write to .git/config was not refused: $(head -n 3 "$T/b.out")"
+		# The host, afterwards.
+		cd_ok=yes
+		if [ -e "$R/.git/commondir" ] && [ "$(cat "$R/.git/commondir")" != . ]; then
+			fail "$w: the host's .git/commondir holds '$(cat "$R/.git/commondir")'"
+			cd_ok=no
+		fi
+		if [ -e "$R/.git/hooks/pre-commit" ]; then
+			fail "$w: a hook was planted on the host"
+			cd_ok=no
+		fi
+		if [ "$(cat "$R/.git/config" 2>/dev/null)" != "$cfg0" ] ||
+		   [ "$(cat "$R/.git/HEAD" 2>/dev/null)" != "$head0" ]; then
+			fail "$w: the host's .git/config or HEAD changed"
+			cd_ok=no
+		fi
+		[ "$cd_ok" = yes ] && ok "$w: the host's .git is as it was (or holds only empty pins)"
+		# What is left of pins is empty and harmless; git still works.
+		if [ "$kind" != plain ]; then
+			if (cd "$R" && git status --porcelain >/dev/null 2>&1); then
+				ok "$w: git still works in the root"
+			else
+				fail "$w: git fails in the root: $(cd "$R" && git status 2>&1 | head -n 1)"
+			fi
+		fi
+	done
+done
+
+# With no other run, a run's pins are removed when it ends.
+R=$T/r-alone
+make_root plain "$R" >/dev/null
+sed "s#^workspace_root = .*#workspace_root = $R#" "$T/o.ini" >"$T/alone.ini"
+(cd "$R" && "$WARDEN" --config "$T/alone.ini" run -- /bin/true) >"$T/out" 2>&1
+if [ -e "$R/.git" ]; then
+	fail "a lone run left its pin $R/.git"
+else
+	ok "a lone run removes its pins"
+fi
+finish
