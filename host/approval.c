@@ -888,6 +888,16 @@ int warden_approval_ask(struct warden_approval *a, struct warden_session *s,
 		sig = withdrawal_disarm(&wd);
 		if (res.outcome == WARDEN_OUTCOME_CANCELLED && res.answerer[0] == '\0')
 			res.signal = sig;
+		/* The withdrawal and an answer crossed (the answer was read
+		 * before the signal's byte): withdrawn, the answer discarded. */
+		if (sig != 0 && res.outcome != WARDEN_OUTCOME_CANCELLED) {
+			say(res.reason, sizeof(res.reason), "withdrawn by a signal "
+			    "as answerer %s answered %s: the answer is discarded",
+			    res.answerer, warden_outcome_name(res.outcome));
+			res.outcome = WARDEN_OUTCOME_CANCELLED;
+			res.answerer[0] = '\0';
+			res.signal = sig;
+		}
 	}
 
 	if ((rc = append_decided(s, req, &res, err)) < 0)

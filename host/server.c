@@ -905,6 +905,9 @@ static void run_cancel(struct run *x)
 	if (x->cancelled || x->pid <= 0)
 		return;
 	x->cancelled = 1;
+	/* An answer to its approval that comes after this is discarded
+	 * (warden_server_answer finds no such ask). */
+	x->ask = 0;
 	kill(x->pid, SIGTERM);
 	x->kill_at = now_ms() + WARDEN_SERVER_KILL_MS;
 }

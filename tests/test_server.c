@@ -84,6 +84,12 @@ static void asked(struct warden_server *srv, void *arg, json_t *reply,
 		warden_server_answer(srv, a->ask, WARDEN_DECISION_ERROR, "no reply in time");
 	else if (d != NULL && strcmp(d, "allow") == 0)
 		warden_server_answer(srv, a->ask, WARDEN_DECISION_ALLOWED_ONCE, "the client said yes");
+	else if (d != NULL && strcmp(d, "late") == 0)
+		/* A yes that comes after the run was cancelled: what the
+		 * server did with it is told to the test. */
+		warden_server_notify(srv, "answered", json_pack("{s:i}", "r",
+			warden_server_answer(srv, a->ask, WARDEN_DECISION_ALLOWED_ONCE,
+			                     "the client said yes, late")));
 	else
 		warden_server_answer(srv, a->ask, WARDEN_DECISION_REJECTED, "the client said no");
 	free(a);
@@ -678,6 +684,57 @@ static void escalate(int fd, int id, const char *answer, int want_status,
 	json_decref(m);
 }
 
+/* A cancel, then the client's yes to the run's approval: the yes is
+ * discarded (the run is withdrawn), the command never runs. */
+static void test_an_answer_after_cancel_is_discarded(void **state)
+{
+	char line[512];
+	json_t *m, *ask, *rep;
+	json_int_t ask_id;
+	int fd, answered = 0, got_result = 0, outlen = 0;
+	pid_t pid;
+
+	(void)state;
+	pid = start_server(&fd);
+	send_line(fd, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"run\",\"params\":{\"command\":\"echo escalated\",\"escalate\":1}}");
+	ask = recv_must(fd);
+	assert_string_equal(json_string_value(json_object_get(ask, "method")), "approve");
+	ask_id = json_integer_value(json_object_get(ask, "id"));
+	json_decref(ask);
+	send_line(fd, "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"cancel\",\"params\":{\"id\":7}}");
+	snprintf(line, sizeof(line), "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"decision\":\"late\"}}",
+	         (long long)ask_id);
+	send_line(fd, line);
+	while (!answered || !got_result) {
+		const char *method;
+
+		m = recv_must(fd);
+		method = json_string_value(json_object_get(m, "method"));
+		if (method != NULL && strcmp(method, "answered") == 0) {
+			assert_int_equal(json_integer_value(json_object_get(json_object_get(m, "params"), "r")), -1);
+			answered = 1;
+		} else if (method != NULL && strcmp(method, "out") == 0) {
+			outlen++;
+		} else if (json_integer_value(json_object_get(m, "id")) == 8) {
+			assert_true(json_is_true(json_object_get(m, "result")));
+		} else if (json_integer_value(json_object_get(m, "id")) == 7) {
+			rep = json_object_get(json_object_get(m, "result"), "report");
+			if (rep != NULL)
+				assert_string_not_equal(json_string_value(json_object_get(json_object_get(rep, "escalation"), "outcome")),
+				                        "allowed-once");
+			assert_true(json_is_true(json_object_get(rep != NULL ? json_object_get(m, "result")
+			                                                     : json_object_get(json_object_get(m, "error"), "data"),
+			                                         "cancelled")));
+			got_result = 1;
+		} else {
+			fail_msg("unexpected message");
+		}
+		json_decref(m);
+	}
+	assert_int_equal(outlen, 0);
+	stop_server(pid, fd);
+}
+
 static void test_client_answers_approvals(void **state)
 {
 	int fd;
@@ -747,6 +804,7 @@ int main(void)
 		cmocka_unit_test(test_concurrent_runs_and_cancel),
 		cmocka_unit_test(test_ticks_while_a_silent_run_goes_on),
 		cmocka_unit_test(test_client_answers_approvals),
+		cmocka_unit_test(test_an_answer_after_cancel_is_discarded),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

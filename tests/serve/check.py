@@ -25,6 +25,7 @@ refuses the peer (a command it started, or one in another mount or PID
 namespace).
 """
 import json
+import queue
 import os
 import socket
 import subprocess
@@ -443,6 +444,43 @@ def approvals(c, sid):
     escalate(lambda p: {"error": {"code": 1, "message": "no"}}, "replies an error", 77,
              "unavailable")
     escalate(lambda p: None, "never replies", 77, "unavailable", "no reply", slow=True)
+    # A cancel and an answer that cross: both in one write, the cancel
+    # first.  The run is withdrawn and the answer discarded: the command
+    # never runs.  (When the server still passed such an answer on, the
+    # worker read it before the signal in a few tries of a hundred, and the
+    # command ran unconfined; the worker now also discards an answer that a
+    # withdrawal crossed.)
+    marker = os.path.join(WS, "crossed-marker")
+    crossed_ok = True
+    for i in range(25):
+        rid = "crossed-%s-%d" % (TAG, i)
+        cid = "cancel-" + rid
+        pending = {}
+
+        def crossed(p, rid=rid, cid=cid, pending=pending):
+            with c._lock:
+                pending["q"] = c._waiting[json.dumps(cid)] = queue.Queue()
+            c.send_raw((json.dumps({"jsonrpc": "2.0", "id": cid, "method": "cancel",
+                                    "params": {"id": rid}}) + "\n" +
+                        json.dumps({"jsonrpc": "2.0", "id": c.ask_id,
+                                    "result": {"decision": "allowed-once"}}) + "\n").encode())
+            return None
+        c.on_ask = crossed
+        id, q = c.start("run", {"command": "touch %s" % marker, "escalate": "danger-full-access",
+                                "justification": "crossed", "session": sid}, id=rid)
+        r = c.wait(id, q)
+        cancel_said = c.wait(cid, pending["q"]) if "q" in pending else None
+        time.sleep(0.05)
+        if os.path.exists(marker) or r.get("cancelled") is not True or \
+                (r.get("escalation") or {}).get("outcome") == "allowed-once" or \
+                cancel_said != {"cancelled": True}:
+            crossed_ok = False
+            check(False, "a cancel crossed by an answer: try %d" % i, (r, cancel_said))
+            break
+    check(crossed_ok, "a cancel crossed by an allowed-once answer, 25 tries: never ran, "
+          "every run cancelled")
+    c.on_ask = None
+
     decided = log_events(sid, "approval/decided")
     by_call = {e.get("call_id"): e for e in decided}
     check(by_call["call-allows"]["reason"] == "go ahead, once"

@@ -109,6 +109,7 @@ class Client:
         if "method" in m and "id" in m:
             if m["method"] == "approval.ask":
                 self.asked.append(m["params"])
+                self.ask_id = m["id"]
                 reply = self.on_ask(m["params"]) if self.on_ask else None
                 if reply is not None:
                     reply = dict(reply)
