@@ -1154,14 +1154,29 @@ static void dispatch(struct warden_server *srv, json_t *m)
 	if (method == NULL && id != NULL &&
 	    ((v = json_object_get(m, "result")) != NULL ||
 	     json_object_get(m, "error") != NULL)) {
-		/* A reply to one of ours. */
+		/* A reply to one of ours.  Only a JSON-RPC 2.0 response is
+		 * one: jsonrpc "2.0" and exactly one of result and error.  Any
+		 * other shape reaches the caller as an error, never as a
+		 * result. */
 		struct pending *p = json_is_integer(id)
 			? pending_take(srv, (long long)json_integer_value(id)) : NULL;
+		json_t *er = json_object_get(m, "error"), *bad = NULL,
+		       *ver = json_object_get(m, "jsonrpc");
 
-		if (p != NULL) {
-			p->fn(srv, p->arg, v, v != NULL ? NULL : json_object_get(m, "error"));
-			free(p);
+		if (p == NULL)
+			return;
+		if ((v != NULL && er != NULL) || !json_is_string(ver) ||
+		    strcmp(json_string_value(ver), "2.0") != 0) {
+			bad = json_pack("{s:i,s:s}", "code", WARDEN_RPC_INVALID_REQUEST,
+			                "message", v != NULL && er != NULL
+			                ? "a reply with both result and error"
+			                : "a reply without jsonrpc \"2.0\"");
+			v = NULL;
+			er = bad != NULL ? bad : json_null();
 		}
+		p->fn(srv, p->arg, v, v != NULL ? NULL : er);
+		json_decref(bad);
+		free(p);
 		return;
 	}
 	v = json_object_get(m, "jsonrpc");

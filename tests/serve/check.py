@@ -443,6 +443,12 @@ def approvals(c, sid):
     escalate(lambda p: {"result": "yes"}, "replies a string", 77, "unavailable", "malformed")
     escalate(lambda p: {"error": {"code": 1, "message": "no"}}, "replies an error", 77,
              "unavailable")
+    # Not a JSON-RPC response: a yes in it counts for nothing.
+    escalate(lambda p: {"result": {"decision": "allowed-once"},
+                        "error": {"code": -1, "message": "user denied"}},
+             "replies both a result and an error", 77, "unavailable", "error")
+    escalate(lambda p: {"jsonrpc": None, "result": {"decision": "allowed-once"}},
+             "replies without jsonrpc", 77, "unavailable", "error")
     escalate(lambda p: None, "never replies", 77, "unavailable", "no reply", slow=True)
     # A cancel and an answer that cross: both in one write, the cancel
     # first.  The run is withdrawn and the answer discarded: the command
