@@ -107,29 +107,66 @@ static int resolve_partly(const char *path, char out[PATH_MAX])
 	return warden_path_normalise(head, out, NULL) < 0 ? -1 : 0;
 }
 
-/* Adds path (resolved as far as it exists) and, when the path as written
- * passes through a symlink, the link itself with its directory resolved:
- * replacing the link is as good as rewriting its target. */
+/*
+ * Every symbolic link the path as written passes through, at any
+ * component, each with its directory resolved: replacing a link (or
+ * renaming its directory's entry) is as good as rewriting what lies
+ * behind it.  Each link's target, with the rest of the path, is walked
+ * the same way (a link may lead through another), up to 40 links.
+ */
+static void add_links(struct list *l, const char *path, const char *what,
+                      int depth)
+{
+	char norm[PATH_MAX], pre[PATH_MAX], dir[PATH_MAX], real[PATH_MAX];
+	char target[PATH_MAX], next[PATH_MAX * 2];
+	size_t i, n;
+	ssize_t got;
+	struct stat st;
+	char *slash;
+
+	if (depth > 40 || warden_path_normalise(path, norm, NULL) < 0)
+		return;
+	n = strlen(norm);
+	for (i = 1; i <= n; i++) {
+		if (norm[i] != '/' && norm[i] != '\0')
+			continue;
+		memcpy(pre, norm, i);
+		pre[i] = '\0';
+		if (lstat(pre, &st) < 0)
+			return;         /* nothing there: no link further on */
+		if (!S_ISLNK(st.st_mode))
+			continue;
+		memcpy(dir, pre, i + 1);
+		slash = strrchr(dir, '/');
+		*slash = '\0';
+		if (resolve_partly(dir[0] ? dir : "/", real) < 0 ||
+		    snprintf(next, sizeof(next), "%s/%s", strcmp(real, "/") == 0 ? "" : real,
+		             slash + 1) >= (int)PATH_MAX)
+			return;
+		add_one(l, next, what);
+		got = readlink(pre, target, sizeof(target) - 1);
+		if (got <= 0)
+			return;
+		target[got] = '\0';
+		if (snprintf(next, sizeof(next), "%s%s%s%s",
+		             target[0] == '/' ? "" : (dir[0] ? dir : ""),
+		             target[0] == '/' ? "" : "/", target, norm + i) >= (int)PATH_MAX)
+			return;
+		add_links(l, next, what, depth + 1);
+		return;
+	}
+}
+
+/* Adds path (resolved as far as it exists) and every symbolic link the
+ * path as written passes through (add_links). */
 static void add(struct list *l, const char *path, const char *what)
 {
-	char resolved[PATH_MAX], norm[PATH_MAX], dir[PATH_MAX], link[PATH_MAX];
-	char *slash;
-	struct stat st;
+	char resolved[PATH_MAX];
 
 	if (resolve_partly(path, resolved) < 0)
 		return;
 	add_one(l, resolved, what);
-	if (warden_path_normalise(path, norm, NULL) < 0 || strcmp(norm, "/") == 0)
-		return;
-	if (lstat(norm, &st) == 0 && S_ISLNK(st.st_mode)) {
-		memcpy(dir, norm, strlen(norm) + 1);
-		slash = strrchr(dir, '/');
-		*slash = '\0';
-		if (resolve_partly(dir[0] ? dir : "/", link) == 0 &&
-		    snprintf(dir, sizeof(dir), "%s/%s", strcmp(link, "/") == 0 ? "" : link,
-		             slash + 1) < (int)sizeof(dir))
-			add_one(l, dir, what);
-	}
+	add_links(l, path, what, 0);
 }
 
 /* A config value as a path: absolute, or from the config file's
