@@ -45,8 +45,13 @@ const char *const warden_env_loader_names[] = {
 /* What makes a program's start-up run code or read files the command
  * line does not show: the shells' start-up files and imported functions
  * and options (bash, dash, ksh, zsh read ENV or BASH_ENV; SHELLOPTS with
- * xtrace expands PS4), and the language runtimes' preloads and module
- * paths (a sitecustomize.py, a -M module, a --require). */
+ * xtrace expands PS4), the language runtimes' preloads and module paths
+ * (a sitecustomize.py, a -M module, a --require, a -javaagent), and what
+ * the common tools take from the environment to run a program of its
+ * choosing: git's configuration (GIT_CONFIG_COUNT with _KEY_n/_VALUE_n
+ * sets core.fsmonitor, core.pager, a hook path...), its repository and
+ * helpers, the pager and editor, make's extra makefiles, cargo's and
+ * rustc's wrappers and runners, npm's configuration. */
 const char *const warden_env_startup_names[] = {
 	"BASH_ENV",
 	"ENV",
@@ -67,6 +72,39 @@ const char *const warden_env_startup_names[] = {
 	"RUBYLIB",
 	"NODE_OPTIONS",
 	"NODE_PATH",
+	"JAVA_TOOL_OPTIONS",
+	"_JAVA_OPTIONS",
+	"JDK_JAVA_OPTIONS",
+	"GIT_CONFIG",
+	"GIT_CONFIG_*",
+	"GIT_DIR",
+	"GIT_COMMON_DIR",
+	"GIT_EXEC_PATH",
+	"GIT_TEMPLATE_DIR",
+	"GIT_SSH",
+	"GIT_SSH_COMMAND",
+	"GIT_PROXY_COMMAND",
+	"GIT_EXTERNAL_DIFF",
+	"GIT_ASKPASS",
+	"SSH_ASKPASS",
+	"GIT_EDITOR",
+	"GIT_SEQUENCE_EDITOR",
+	"GIT_PAGER",
+	"PAGER",
+	"MANPAGER",
+	"EDITOR",
+	"VISUAL",
+	"LESSOPEN",
+	"LESSCLOSE",
+	"MAKEFILES",
+	"RUSTC",
+	"RUSTC_WRAPPER",
+	"RUSTC_WORKSPACE_WRAPPER",
+	"RUSTDOC",
+	"CARGO_BUILD_*",
+	"CARGO_TARGET_*",
+	"npm_config_*",
+	"NPM_CONFIG_*",
 	NULL,
 };
 

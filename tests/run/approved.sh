@@ -102,8 +102,13 @@ echo "echo bashenv >'$OUT/bashenv'" >"$T/ws/evil-bashenv.sh"
 echo "echo env >'$OUT/env'" >"$T/ws/evil-env.sh"
 BASH_ENV="$T/ws/evil-bashenv.sh" bash -c true
 ENV="$T/ws/evil-env.sh" sh -i -c true </dev/null 2>/dev/null
-{ [ -e "$OUT/bashenv" ] && [ -e "$OUT/env" ]; } ||
-	{ echo "FAIL: premise: BASH_ENV and ENV do not run code here"; exit 1; }
+printf '#!/bin/sh\necho fsmonitor >"%s/fsmonitor"\nexit 1\n' "$OUT" >"$T/ws/evil-fsmonitor.sh"
+chmod 755 "$T/ws/evil-fsmonitor.sh"
+git init -q "$T/ws/repo"
+GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor GIT_CONFIG_VALUE_0="$WS/evil-fsmonitor.sh" \
+	git -C "$T/ws/repo" status >/dev/null 2>&1
+{ [ -e "$OUT/bashenv" ] && [ -e "$OUT/env" ] && [ -e "$OUT/fsmonitor" ]; } ||
+	{ echo "FAIL: premise: BASH_ENV, ENV and git's GIT_CONFIG_* do not run code here"; exit 1; }
 rm -f "$OUT"/*
 
 echo "---- a confined run plants .venv/bin/git in the root"
@@ -140,6 +145,17 @@ for iso in inproc process; do
 	absent "$iso: ENV: the start-up file did not run" "$OUT/env"
 	seen_is "$iso ENV" 'sorted(r["env_removed"])' '["ENV", "LD_LIBRARY_PATH", "LD_PRELOAD"]'
 	seen_is "$iso ENV" 'r["program"]' "$SH_BIN"
+
+	echo "---- git's configuration from the environment"
+	fresh
+	wenv $c "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor GIT_CONFIG_VALUE_0=$WS/evil-fsmonitor.sh GIT_SSH_COMMAND=$WS/evil-fsmonitor.sh" \
+		run --json --escalate danger-full-access --justification x \
+		-c "git -C '$WS/repo' status >/dev/null 2>&1; echo ran >'$OUT/ran'"
+	expect "$iso: git config: the command ran" 0 class=ok
+	has "$iso: git config: the command ran once" "$OUT/ran" ran
+	absent "$iso: git config: the fsmonitor it named did not run" "$OUT/fsmonitor"
+	seen_is "$iso git config" 'sorted(r["env_removed"])' \
+		'["GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_0", "GIT_CONFIG_VALUE_0", "GIT_SSH_COMMAND"]'
 
 	echo "---- a PATH entry under the root"
 	fresh
