@@ -13,6 +13,7 @@
 
 #include "mcp.h"
 #include "run.h"
+#include "text.h"
 #include "vocab.h"
 #include "wjson.h"
 
@@ -508,6 +509,26 @@ json_t *warden_mcp_state_result(const json_t *state)
 
 /* ----------------------------------------------------------- elicitation */
 
+/* The elicitation's message is shown to a person: every field of the
+ * request (the agent's subject and justification, paths, names) in
+ * text.h's dialect, so that no control character, carriage return,
+ * newline or bidirectional override in it can redraw or fake a line. */
+static char *field(char *t, const char *before, const char *s, const char *after)
+{
+	char *e;
+
+	if (t == NULL)
+		return NULL;
+	e = warden_text_escape_dup(s, 0);
+	if (e == NULL) {
+		free(t);
+		return NULL;
+	}
+	t = append(t, "%s%s%s", before, e, after);
+	free(e);
+	return t;
+}
+
 static char *list_text(char *t, const char *label, const json_t *a)
 {
 	size_t i;
@@ -516,8 +537,8 @@ static char *list_text(char *t, const char *label, const json_t *a)
 		return t;
 	t = append(t, "%s:", label);
 	for (i = 0; t != NULL && i < json_array_size(a); i++)
-		t = append(t, " %s", json_string_value(json_array_get(a, i))
-		                     ? json_string_value(json_array_get(a, i)) : "?");
+		t = field(t, " ", json_string_value(json_array_get(a, i))
+		                  ? json_string_value(json_array_get(a, i)) : "?", "");
 	return t != NULL ? append(t, "\n") : NULL;
 }
 
@@ -537,17 +558,19 @@ json_t *warden_mcp_elicit_params(const json_t *req)
 		t = append(t, "The agent asks to run this once with the network enabled (it can "
 		           "reach any host and any local service; files stay sandboxed):\n\n");
 	else
-		t = append(t, "The agent asks to be allowed to %s:\n\n", str(req, "tool"));
-	if (t != NULL)
-		t = append(t, "    %s\n\n", str(req, "subject"));
-	if (t != NULL && str(req, "reason")[0])
-		t = append(t, "Why: %s\n", str(req, "reason"));
-	if (t != NULL && str(req, "cwd")[0])
-		t = append(t, "In: %s\n", str(req, "cwd"));
-	if (t != NULL && str(req, "program")[0])
-		t = append(t, "Program: %s%s%s%s\n", str(req, "program"),
-		           str(req, "interpreter")[0] ? " (interpreter " : "",
-		           str(req, "interpreter"), str(req, "interpreter")[0] ? ")" : "");
+		t = field(t, "The agent asks to be allowed to ", str(req, "tool"), ":\n\n");
+	t = field(t, "    ", str(req, "subject"), "\n\n");
+	if (str(req, "reason")[0])
+		t = field(t, "Why: ", str(req, "reason"), "\n");
+	if (str(req, "cwd")[0])
+		t = field(t, "In: ", str(req, "cwd"), "\n");
+	if (str(req, "program")[0]) {
+		t = field(t, "Program: ", str(req, "program"), "");
+		if (str(req, "interpreter")[0])
+			t = field(t, " (interpreter ", str(req, "interpreter"), ")");
+		if (t != NULL)
+			t = append(t, "\n");
+	}
 	if (t != NULL && json_is_true(json_object_get(req, "program_writable")))
 		t = append(t, "Warning: the program lies where the sandboxed agent could have written it.\n");
 	t = list_text(t, "Removed from the environment", json_object_get(req, "env_removed"));

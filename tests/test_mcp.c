@@ -328,6 +328,36 @@ static void test_elicitation_answers_map_to_outcomes(void **state)
 	}
 }
 
+/* What the agent wrote reaches the person escaped: no escape sequence,
+ * carriage return, bidirectional override or newline of its own. */
+static void test_elicitation_escapes_the_agents_text(void **state)
+{
+	json_t *req = parse("{\"tool\":\"bash\",\"subject\":\"echo harmless\\u001b[2K\\r\\u001b[1A\\u202erm -rf ~\","
+	                    "\"reason\":\"ok\\nIn: /safe\\nProgram: /bin/true\","
+	                    "\"requested_mode\":\"danger-full-access\",\"cwd\":\"/w\\u009b\","
+	                    "\"program\":\"/usr/bin/bash\",\"interpreter\":\"/x\\u0007\","
+	                    "\"env_removed\":[\"A\\u001bB\"]}");
+	json_t *p = warden_mcp_elicit_params(req);
+	const char *m;
+
+	(void)state;
+	assert_non_null(p);
+	m = json_string_value(json_object_get(p, "message"));
+	assert_null(strchr(m, '\x1b'));
+	assert_null(strchr(m, '\r'));
+	assert_null(strchr(m, '\a'));
+	assert_null(strstr(m, "\xe2\x80\xae"));  /* U+202E */
+	assert_null(strstr(m, "\xc2\x9b"));       /* U+009B */
+	assert_non_null(strstr(m, "echo harmless\\x1b[2K\\r\\x1b[1A\\u{202e}rm -rf ~"));
+	assert_non_null(strstr(m, "Why: ok\\nIn: /safe\\nProgram: /bin/true\n"));
+	assert_null(strstr(m, "\nIn: /safe"));
+	assert_non_null(strstr(m, "In: /w\\u{009b}\n"));
+	assert_non_null(strstr(m, "(interpreter /x\\x07)"));
+	assert_non_null(strstr(m, "A\\x1bB"));
+	json_decref(p);
+	json_decref(req);
+}
+
 static void test_elicitation_shows_what_runs(void **state)
 {
 	json_t *req = parse("{\"tool\":\"bash\",\"subject\":\"make install\",\"reason\":\"install it\","
@@ -367,6 +397,7 @@ int main(void)
 		cmocka_unit_test(test_output_made_utf8_and_cut_head_and_tail),
 		cmocka_unit_test(test_elicitation_answers_map_to_outcomes),
 		cmocka_unit_test(test_elicitation_shows_what_runs),
+		cmocka_unit_test(test_elicitation_escapes_the_agents_text),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
