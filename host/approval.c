@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -820,6 +821,7 @@ int warden_approval_ask(struct warden_approval *a, struct warden_session *s,
 {
 	struct warden_approval_result res;
 	struct warden_request wr;
+	mode_t um;
 	struct withdrawal wd;
 	struct tty_guard tty;
 	const struct warden_knobs *kn;
@@ -883,7 +885,12 @@ int warden_approval_ask(struct warden_approval *a, struct warden_session *s,
 			return warden_error_errno(err, WARDEN_EOS, errno,
 			                          "approval: pipe");
 		tty_save(&tty);
+		/* An in-process answerer shares the process: its umask would
+		 * be the approved command's. */
+		um = umask(022);
+		umask(um);
 		dispatch(a, &wr, deadline_at, wd.pipe[0], &res);
+		umask(um);
 		tty_restore(&tty);
 		sig = withdrawal_disarm(&wd);
 		if (res.outcome == WARDEN_OUTCOME_CANCELLED && res.answerer[0] == '\0')

@@ -353,6 +353,22 @@ static void test_each_decision_is_returned_with_its_answerer(void **state)
 	}
 }
 
+/* An answerer that changes the umask changes nothing after it. */
+static void test_an_answerers_umask_does_not_stay(void **state)
+{
+	struct warden_approval_result res;
+	struct fx f;
+	mode_t before = umask(027), after;
+
+	fx_open(&f, "ask", ISO(state),
+	        "[answerer z]\nplugin = zoo_answerer\nisolation = @ISO@\n"
+	        "decision = allowed-once\numask = 0\n");
+	assert_int_equal(ask(&f, "bash", &res), WARDEN_OUTCOME_ALLOWED_ONCE);
+	after = umask(before);
+	assert_int_equal(after, 027);
+	fx_close(&f);
+}
+
 static void test_delegate_passes_to_the_next_answerer(void **state)
 {
 	struct warden_approval_result res;
@@ -972,6 +988,7 @@ int main(void)
 		BOTH(test_a_decisions_reason_is_escaped_bounded_and_recorded),
 		BOTH(test_each_decision_is_returned_with_its_answerer),
 		BOTH(test_delegate_passes_to_the_next_answerer),
+		BOTH(test_an_answerers_umask_does_not_stay),
 		BOTH(test_end_of_chain_without_decision_is_unavailable),
 		cmocka_unit_test(test_empty_chain_is_unavailable),
 		BOTH(test_append_registers_behind_the_config),

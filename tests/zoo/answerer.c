@@ -5,17 +5,22 @@
  * is its main key; `reason = TEXT` (ABI 1.1) is what it gives with the
  * decision, with C escapes decoded (\n \t \e \\ \xHH) so that a test can
  * hand the host a reason with any byte in it, and `reason_repeat = N`
- * repeats it N times.  Any other key is refused with its line, as every
- * plugin's open() must.
+ * repeats it N times; `umask = OCTAL` makes decide() set the process's
+ * umask first (what an in-process answerer may do to its host).  Any other
+ * key is refused with its line, as every plugin's open() must.
  */
+#define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
+#include <sys/stat.h>
 
 #include <warden/plugin.h>
 
 struct zoo_answerer {
 	int decision;
+	int umask;              /* -1: leave it */
 	char reason[4096];
 };
 
@@ -61,7 +66,12 @@ static void *zoo_open(const struct warden_open_args *args, char *err, size_t err
 		return NULL;
 	}
 	z->decision = WARDEN_DECISION_DELEGATE;
+	z->umask = -1;
 	for (i = 0; i < args->kv_count; i++) {
+		if (strcmp(args->kv[i].key, "umask") == 0) {
+			z->umask = (int)strtol(args->kv[i].value, NULL, 8) & 0777;
+			continue;
+		}
 		if (strcmp(args->kv[i].key, "reason") == 0) {
 			unescape(args->kv[i].value, z->reason, sizeof(z->reason));
 			continue;
@@ -78,7 +88,7 @@ static void *zoo_open(const struct warden_open_args *args, char *err, size_t err
 		if (strcmp(args->kv[i].key, "decision") != 0) {
 			WARDEN_PLUGIN_ERR(err, errlen, "line %u: unknown key '%s' "
 			                  "(allowed: decision, reason, "
-			                  "reason_repeat)", args->kv[i].line,
+			                  "reason_repeat, umask)", args->kv[i].line,
 			                  args->kv[i].key);
 			free(z);
 			return NULL;
@@ -110,6 +120,8 @@ static int zoo_decide(void *state, const struct warden_request *req,
 	const struct zoo_answerer *z = state;
 
 	(void)req;
+	if (z->umask >= 0)
+		umask((mode_t)z->umask);
 	if (z->reason[0] != '\0')
 		WARDEN_PLUGIN_ERR(err, errlen, "%s", z->reason);
 	return z->decision;
