@@ -29,6 +29,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -326,6 +327,32 @@ static void call_free(struct call *c)
 	free(c);
 }
 
+/* An in-process answerer that calls exit() while it decides would end the
+ * host with a status of its choosing (0 from `warden approve` reads as
+ * allowed-once).  exit() runs the host's exit handlers on the thread
+ * that called it: while an answerer's thread lives, an exit from any
+ * thread but the main one becomes an internal error, nothing decided.
+ * (_exit() and a signal are past any handler; process isolation holds
+ * against those.) */
+static atomic_int answerer_threads;
+static pthread_once_t exit_guard_once = PTHREAD_ONCE_INIT;
+
+static void exit_while_deciding(void)
+{
+	static const char msg[] = "warden: an in-process answerer ended the process "
+	                          "while it decided: nothing was decided\n";
+
+	if (atomic_load(&answerer_threads) > 0 && (pid_t)syscall(SYS_gettid) != getpid()) {
+		(void)!write(2, msg, sizeof(msg) - 1);
+		_exit(WARDEN_EINTERNAL);
+	}
+}
+
+static void exit_guard_install(void)
+{
+	(void)atexit(exit_while_deciding);
+}
+
 static void *call_run(void *arg)
 {
 	struct call *c = arg;
@@ -341,6 +368,7 @@ static void *call_run(void *arg)
 		atomic_store(c->busy, 0);
 		call_free(c);
 	}
+	atomic_fetch_sub(&answerer_threads, 1);
 	return NULL;
 }
 
@@ -374,6 +402,8 @@ static int inproc_call(struct link *l, warden_approval_decide_fn fn, void *ud,
 		return WARDEN_WAIT_ERROR;
 	}
 	atomic_store(&l->busy, 1);
+	pthread_once(&exit_guard_once, exit_guard_install);
+	atomic_fetch_add(&answerer_threads, 1);
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	pthread_attr_init(&attr);
@@ -382,6 +412,7 @@ static int inproc_call(struct link *l, warden_approval_decide_fn fn, void *ud,
 	pthread_attr_destroy(&attr);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (r != 0) {
+		atomic_fetch_sub(&answerer_threads, 1);
 		atomic_store(&l->busy, 0);
 		call_free(c);
 		return WARDEN_WAIT_ERROR;

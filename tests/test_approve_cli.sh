@@ -33,6 +33,8 @@ ini crash '[answerer crash]' 'plugin = zoo_decide_crash' \
 	'[answerer yes]' 'plugin = zoo_answerer' 'decision = allowed-once'
 ini garbage '[answerer junk]' 'plugin = zoo_decide_garbage'
 ini hang '[answerer hang]' 'plugin = zoo_decide_hang'
+ini exit0 '[answerer quit]' 'plugin = zoo_answerer' 'isolation = inproc' 'exit = 0'
+ini exit0p '[answerer quit]' 'plugin = zoo_answerer' 'isolation = process' 'exit = 0'
 ini empty
 
 sid=$("$WARDEN" --config "$dir/main.ini" session new --cwd "$dir" | tail -n 1)
@@ -48,6 +50,21 @@ approve() {
 	set -e
 	[ "$got" -eq "$want" ] || { cat "$dir/out" "$dir/err" >&2; fail "approve $*: exit $got, want $want"; }
 }
+
+# --- an answerer that calls exit(0) while it decides ----------------------
+# In the host's process its exit would be warden's, and 0 is allowed-once:
+# it is an internal error (70), nothing decided; in a worker, unavailable.
+# (A session of its own: the first leaves an approval/asked without its
+# approval/decided, which the audit-pair check below would count.)
+sid_main=$sid
+sid=$("$WARDEN" --config "$dir/main.ini" session new --cwd "$dir" | tail -n 1)
+approve exit0 70 --tool bash --subject 'echo hi'
+grep -q 'allowed' "$dir/out" && fail "exit(0) in an in-process answerer printed a decision"
+grep -qF 'an in-process answerer ended the process while it decided' "$dir/err" ||
+	{ cat "$dir/err"; fail "exit(0) in an in-process answerer: no line says so"; }
+approve exit0p 3 --tool bash --subject 'echo hi'
+grep -q '^unavailable' "$dir/out" || { cat "$dir/out"; fail "exit(0) in a worker: not unavailable"; }
+sid=$sid_main
 
 # --- each outcome has its exit status ------------------------------------
 approve main 0 --tool bash --subject 'git status'

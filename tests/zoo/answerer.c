@@ -6,7 +6,8 @@
  * decision, with C escapes decoded (\n \t \e \\ \xHH) so that a test can
  * hand the host a reason with any byte in it, and `reason_repeat = N`
  * repeats it N times; `umask = OCTAL` makes decide() set the process's
- * umask first (what an in-process answerer may do to its host).  Any other
+ * umask first, and `exit = N` makes it call exit(N) instead of deciding
+ * (what an in-process answerer may do to its host).  Any other
  * key is refused with its line, as every plugin's open() must.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -21,6 +22,7 @@
 struct zoo_answerer {
 	int decision;
 	int umask;              /* -1: leave it */
+	int exit;               /* -1: decide */
 	char reason[4096];
 };
 
@@ -67,7 +69,12 @@ static void *zoo_open(const struct warden_open_args *args, char *err, size_t err
 	}
 	z->decision = WARDEN_DECISION_DELEGATE;
 	z->umask = -1;
+	z->exit = -1;
 	for (i = 0; i < args->kv_count; i++) {
+		if (strcmp(args->kv[i].key, "exit") == 0) {
+			z->exit = atoi(args->kv[i].value) & 0xff;
+			continue;
+		}
 		if (strcmp(args->kv[i].key, "umask") == 0) {
 			z->umask = (int)strtol(args->kv[i].value, NULL, 8) & 0777;
 			continue;
@@ -88,7 +95,7 @@ static void *zoo_open(const struct warden_open_args *args, char *err, size_t err
 		if (strcmp(args->kv[i].key, "decision") != 0) {
 			WARDEN_PLUGIN_ERR(err, errlen, "line %u: unknown key '%s' "
 			                  "(allowed: decision, reason, "
-			                  "reason_repeat, umask)", args->kv[i].line,
+			                  "reason_repeat, umask, exit)", args->kv[i].line,
 			                  args->kv[i].key);
 			free(z);
 			return NULL;
@@ -122,6 +129,8 @@ static int zoo_decide(void *state, const struct warden_request *req,
 	(void)req;
 	if (z->umask >= 0)
 		umask((mode_t)z->umask);
+	if (z->exit >= 0)
+		exit(z->exit);
 	if (z->reason[0] != '\0')
 		WARDEN_PLUGIN_ERR(err, errlen, "%s", z->reason);
 	return z->decision;
