@@ -695,6 +695,14 @@ int main(int argc, char **argv)
 		fatal("prctl", "PR_SET_PDEATHSIG: %s", strerror(errno));
 	if (argc > 1 && strcmp(argv[1], "--gate") == 0)
 		gate(argc, argv);
+	/* A session keyring of bwrap's own, empty: the spawner's would be
+	 * the command's (it is not namespaced), and a key it added or
+	 * unlinked there would outlive the run.  Its user keyrings are its
+	 * user namespace's.  A kernel without keyrings has nothing to
+	 * reach. */
+	if (syscall(SYS_keyctl, 1 /* KEYCTL_JOIN_SESSION_KEYRING */, (char *)NULL) < 0 &&
+	    errno != ENOSYS)
+		fatal("keyctl", "a session keyring of its own: %s", strerror(errno));
 	/* From here on argv[1] is the first argument after --netguard. */
 	guard = netguard_option(argc, argv, &shift);
 	argc -= shift;

@@ -128,6 +128,13 @@ static const unsigned native_enosys[] = {
 	__NR_io_uring_register,
 };
 
+/* The kernel's keyrings: not namespaced here (the command shares the
+ * caller's user), so a key added, changed or unlinked would outlive the
+ * run in the caller's user and session keyrings.  Always refused. */
+static const unsigned native_keys[] = {
+	__NR_add_key, __NR_request_key, __NR_keyctl,
+};
+
 /* SysV IPC and POSIX message queues: refused only when the runner could
  * not give the command an IPC namespace of its own (WARDEN_GUARD_NO_IPC). */
 static const unsigned native_ipc[] = {
@@ -163,6 +170,8 @@ static const unsigned i386_metadata[] = {
 	463 /* setxattrat */, 466 /* removexattrat */, 469 /* file_setattr */,
 };
 static const unsigned i386_enosys[] = { 435, 425, 426, 427 };
+static const unsigned i386_keys[] = { 286 /* add_key */, 287 /* request_key */,
+                                      288 /* keyctl */ };
 static const unsigned i386_ipc[] = {
 	117 /* ipc, the multiplexer */,
 	393 /* semget */, 394 /* semctl */, 395 /* shmget */, 396 /* shmctl */,
@@ -285,6 +294,8 @@ struct abi_tables {
 	size_t n_enosys;
 	const unsigned *ipc;
 	size_t n_ipc;
+	const unsigned *keys;
+	size_t n_keys;
 	uint32_t nr_ioctl, nr_unshare, nr_clone;
 };
 
@@ -296,6 +307,8 @@ static void guard_abi(struct bpf_prog *p, unsigned flags, const struct abi_table
 	if (flags & WARDEN_GUARD_NO_IPC)
 		for (size_t i = 0; i < t->n_ipc; i++)
 			bpf_ret_if_eq(p, t->ipc[i], RET_EPERM);
+	for (size_t i = 0; i < t->n_keys; i++)
+		bpf_ret_if_eq(p, t->keys[i], RET_EPERM);
 	for (size_t i = 0; i < t->n_enosys; i++)
 		bpf_ret_if_eq(p, t->enosys[i], RET_ENOSYS);
 	bpf_ret_if_ge(p, GUARD_FIRST_UNKNOWN, RET_ENOSYS);
@@ -311,6 +324,7 @@ static void guard_build(struct bpf_prog *p, unsigned flags)
 		native_metadata, N(native_metadata),
 		native_enosys, N(native_enosys),
 		native_ipc, N(native_ipc),
+		native_keys, N(native_keys),
 		__NR_ioctl, __NR_unshare, __NR_clone,
 	};
 
@@ -320,6 +334,7 @@ static void guard_build(struct bpf_prog *p, unsigned flags)
 		i386_metadata, N(i386_metadata),
 		i386_enosys, N(i386_enosys),
 		i386_ipc, N(i386_ipc),
+		i386_keys, N(i386_keys),
 		I386_IOCTL, I386_UNSHARE, I386_CLONE,
 	};
 	/* i386 jumps (32-bit offset, patched below) to its own block. */
