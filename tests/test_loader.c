@@ -214,7 +214,7 @@ static void test_every_broken_plugin_gets_its_exact_status_and_reason(void **sta
 	       "cannot reach the policy service of openerr");
 	expect(cfg, "openerr", 0, WARDEN_LOAD_LOADED, "");
 	expect(cfg, "badkey", 1, WARDEN_LOAD_FAILED,
-	       "line 23: unknown key 'verdict' (allowed: decision, reason, reason_repeat)");
+	       "line 23: unknown key 'verdict' (allowed: decision, reason, reason_repeat, umask, exit)");
 	{
 		struct warden_loaded lp;
 
