@@ -68,6 +68,8 @@ for kind in git nohooks plain; do
 			(cd "$R" && "$WARDEN" --config "$T/o.ini" confine -0 -- /bin/sh -c "$ATTACK") >"$T/argv" &&
 				(cd "$R" && EVIL=$EVIL xargs -0 sh -c 'exec "$@"' sh <"$T/argv") >"$T/b.out" 2>&1 </dev/null
 		fi
+		# The premise: A ended while B ran (B's tries last 6 s, A's 2 s).
+		kill -0 $apid 2>/dev/null && fail "$w: premise: run A outlived run B"
 		wait $apid
 		if grep -q planted "$T/b.out"; then
 			fail "$w: B planted: $(grep planted "$T/b.out" | head -n 3 | tr '\n' ' ')"
