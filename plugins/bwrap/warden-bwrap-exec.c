@@ -698,10 +698,11 @@ int main(int argc, char **argv)
 	/* A session keyring of bwrap's own, empty: the spawner's would be
 	 * the command's (it is not namespaced), and a key it added or
 	 * unlinked there would outlive the run.  Its user keyrings are its
-	 * user namespace's.  A kernel without keyrings has nothing to
-	 * reach. */
+	 * user namespace's.  A kernel without keyrings, or a seccomp filter
+	 * that refuses them to this process (as a container's may), leaves
+	 * the command nothing to reach: its filters are this one's. */
 	if (syscall(SYS_keyctl, 1 /* KEYCTL_JOIN_SESSION_KEYRING */, (char *)NULL) < 0 &&
-	    errno != ENOSYS)
+	    errno != ENOSYS && errno != EPERM)
 		fatal("keyctl", "a session keyring of its own: %s", strerror(errno));
 	/* From here on argv[1] is the first argument after --netguard. */
 	guard = netguard_option(argc, argv, &shift);
