@@ -716,11 +716,12 @@ int main(int argc, char **argv)
 	                     strcmp(argv[b0], "--lock") == 0 ||
 	                     strcmp(argv[b0], "--lock-fd") == 0)) {
 		int text = strcmp(argv[b0], "--pin-text") == 0;
+		int by_path = strcmp(argv[b0], "--lock") == 0;
 
-		if (strcmp(argv[b0], "--lock-fd") == 0 || strcmp(argv[b0], "--lock") == 0) {
+		if (by_path || strcmp(argv[b0], "--lock-fd") == 0) {
 			if (b0 + 1 >= argc || lock >= 0 || lock_root != NULL)
 				fatal("arguments", "%s takes one argument and comes once", argv[b0]);
-			if (argv[b0][6] == '\0') {
+			if (by_path) {
 				if (argv[b0 + 1][0] != '/')
 					fatal("arguments", "--lock '%s': want an absolute root", argv[b0 + 1]);
 				lock_root = argv[b0 + 1];
