@@ -605,6 +605,35 @@ static void ctx_free(struct run_ctx *x)
 	warden_program_free(&x->prog);
 }
 
+/* The environment the command gets: for an escalation what the answerer
+ * was shown; else the caller's, without what the config removes, with
+ * PWD set.  Built afresh each time (a retry's runner may differ). */
+static int command_env(struct run_ctx *x, int confined, char *const **envp,
+                       struct warden_error *err)
+{
+	int r;
+
+	if (x->approved) {
+		*envp = x->prog.envp;
+		return 0;
+	}
+	free(x->envp);
+	free(x->pwd_entry);
+	x->envp = NULL;
+	x->pwd_entry = NULL;
+	if ((r = warden_env_build(environ, x->patterns, x->n_patterns,
+	                          confined, &x->envp, err)) < 0)
+		return r;
+	x->pwd_entry = malloc(strlen(x->prog.dir) + 5);
+	if (x->pwd_entry == NULL)
+		return warden_error_set(err, WARDEN_EOS, "run: out of memory");
+	sprintf(x->pwd_entry, "PWD=%s", x->prog.dir);
+	if ((r = warden_env_set(&x->envp, x->pwd_entry, err)) < 0)
+		return r;
+	*envp = x->envp;
+	return 0;
+}
+
 /* Spawns argv (the command, or the confined replacement) and classifies. */
 static int spawn_and_classify(struct run_ctx *x, struct warden_run_report *rep,
                               struct warden_error *err)
@@ -619,31 +648,19 @@ static int spawn_and_classify(struct run_ctx *x, struct warden_run_report *rep,
 	char why[256];
 
 	memset(&so, 0, sizeof(so));
-	if (x->approved) {
-		/* What the answerer was shown: its environment, and without a
-		 * runner the very file it was shown, by descriptor. */
-		so.envp = x->prog.envp;
-		if (cf == NULL) {
-			so.exec_fd = x->prog.exec_fd;
-			so.exec_keep = x->prog.script;
-		}
-	} else {
-		/* Built afresh for a retry (the runner may differ). */
-		free(x->envp);
-		free(x->pwd_entry);
-		x->envp = NULL;
-		x->pwd_entry = NULL;
-		if ((r = warden_env_build(environ, x->patterns, x->n_patterns,
-		                          cf != NULL, &x->envp, err)) < 0)
-			return r;
-		x->pwd_entry = malloc(strlen(x->prog.dir) + 5);
-		if (x->pwd_entry == NULL)
-			return warden_error_set(err, WARDEN_EOS, "run: out of memory");
-		sprintf(x->pwd_entry, "PWD=%s", x->prog.dir);
-		if ((r = warden_env_set(&x->envp, x->pwd_entry, err)) < 0)
-			return r;
-		so.envp = x->envp;
+	if (x->approved && cf == NULL) {
+		/* Without a runner the very file the answerer was shown, by
+		 * descriptor. */
+		so.exec_fd = x->prog.exec_fd;
+		so.exec_keep = x->prog.script;
 	}
+	if (cf != NULL && cf->envp != NULL)
+		/* The backend's, made from command_env's in confine(). */
+		so.envp = cf->envp;
+	else if ((r = command_env(x, cf != NULL, &so.envp, err)) < 0)
+		return r;
+	if (cf != NULL)
+		so.flags = cf->spawn_flags;
 	so.argv = cf != NULL ? (const char *const *)cf->argv : rep->argv;
 	so.status_fd = cf != NULL ? cf->status_fd : -1;
 	if (cf != NULL) {
@@ -664,7 +681,11 @@ static int spawn_and_classify(struct run_ctx *x, struct warden_run_report *rep,
 		return warden_error_set(err, WARDEN_EOS, "run: out of memory");
 	if ((r = record_start(x, rep, err)) < 0)
 		return r;
-	if ((r = warden_spawn_run(&so, sr, err)) < 0)
+	r = warden_spawn_run(&so, sr, err);
+	/* Reaped, or never started: what the backend held for the run
+	 * (a lock, the pins to remove) is released now. */
+	warden_confined_finish(x->confined);
+	if (r < 0)
 		return r;
 
 	rep->duration_ms = sr->duration_ms;
@@ -920,6 +941,7 @@ static int confine(struct run_ctx *x, const struct warden_resolved *res,
                    struct warden_run_report *rep, struct warden_error *err)
 {
 	struct warden_policy pol;
+	char *const *env;
 	char line[1024];
 	size_t i;
 	int r;
@@ -945,6 +967,11 @@ static int confine(struct run_ctx *x, const struct warden_resolved *res,
 	pol.network = res->network;
 	pol.allow_unix_sockets = (const char *const *)x->c->cfg->allow_unix_sockets;
 	pol.n_allow_unix_sockets = x->c->cfg->n_allow_unix_sockets;
+	/* This process spawns and reaps the argv: a backend may do here what
+	 * its launcher would, with the command's environment. */
+	if ((r = command_env(x, 1, &env, err)) < 0)
+		return r;
+	pol.spawn_env = (const char *const *)env;
 	r = warden_sandbox_confine_flags(x->c->sandbox, rep->argv, rep->argc, &pol,
 	                                 WARDEN_CONFINE_PASS_FDS | WARDEN_CONFINE_FACTS |
 	                                 (x->req->require_full || x->c->cfg->require_full

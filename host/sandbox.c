@@ -174,6 +174,7 @@ static char **strv_copy(const char *const *src, size_t n, int *ok)
 struct sink {
 	struct strvec argv;
 	struct strvec roots;
+	struct strvec env;
 	int pass_fds;           /* WARDEN_CONFINE_PASS_FDS: keep what is pushed */
 	int status_fd;          /* the number the status channel takes */
 	int fds[WARDEN_HELD_FD_MAX];
@@ -223,6 +224,11 @@ static int sink_push_arg(void *s, const char *arg)
 static int sink_push_root(void *s, const char *path)
 {
 	return strvec_push(&((struct sink *)s)->roots, path);
+}
+
+static int sink_push_env(void *s, const char *entry)
+{
+	return strvec_push(&((struct sink *)s)->env, entry);
 }
 
 /* ------------------------------------------------------------ confined */
@@ -286,12 +292,26 @@ void warden_skipped_free(struct warden_skipped *list, size_t n)
 	free(list);
 }
 
+void warden_confined_finish(struct warden_confined *c)
+{
+	void (*finish)(void *, void *);
+
+	if (c == NULL || c->finish == NULL)
+		return;
+	finish = c->finish;
+	c->finish = NULL;
+	finish(c->finish_state, c->run);
+	c->run = NULL;
+}
+
 void warden_confined_free(struct warden_confined *c)
 {
 	size_t i;
 
 	if (c == NULL)
 		return;
+	warden_confined_finish(c);
+	strv_free(c->envp);
 	for (i = 0; i < c->n_held; i++)
 		close(c->held_fds[i]);
 	strv_free(c->argv);
@@ -998,32 +1018,78 @@ static int try_backend(struct warden_loaded *b, const struct warden_probe *probe
 {
 	struct warden_confine_out co;
 	struct warden_confined *c;
+	struct warden_policy pol = *policy;
 	struct sink sink;
 	char perr[256];
 	size_t i;
-	int rc, ok;
+	int rc, ok, hosted;
 
+	/* The backend may act for a launcher of its own only when this
+	 * caller spawns and reaps the process and the backend can be told
+	 * afterwards (plugin.h, spawn_env). */
+	hosted = pol.spawn_env != NULL && (flags & WARDEN_CONFINE_PASS_FDS) &&
+	         WARDEN_PLUGIN_HAS(&b->desc, finish) && b->desc.finish != NULL;
+	if (!hosted)
+		pol.spawn_env = NULL;
 	memset(&sink, 0, sizeof(sink));
 	sink.pass_fds = (flags & WARDEN_CONFINE_PASS_FDS) != 0;
-	sink.status_fd = policy->status_fd;
+	sink.status_fd = pol.status_fd;
 	memset(&co, 0, sizeof(co));
 	co.struct_size = sizeof(co);
 	co.sink = &sink;
 	co.push_arg = sink_push_arg;
 	co.push_writable_root = sink_push_root;
 	co.push_fd = sink_push_fd;
+	co.push_env = hosted ? sink_push_env : NULL;
 	perr[0] = '\0';
-	rc = b->desc.confine(b->state, argv, argc, policy, &co, perr, sizeof(perr));
+	rc = b->desc.confine(b->state, argv, argc, &pol, &co, perr, sizeof(perr));
+	policy = &pol;
 	perr[sizeof(perr) - 1] = '\0';
 	co.detail[sizeof(co.detail) - 1] = '\0';
 
 	c = calloc(1, sizeof(*c));
 	if (c == NULL) {
+		if (rc == 0 && hosted)
+			b->desc.finish(b->state, co.run);
 		snprintf(why, whylen, "out of memory");
 		goto fail;
 	}
 	if (rc != 0) {
 		snprintf(why, whylen, "confine failed: %s", perr[0] ? perr : "no reason given");
+		goto fail;
+	}
+	if (hosted) {
+		/* From here on every way out tells the backend (free). */
+		c->finish = b->desc.finish;
+		c->finish_state = b->state;
+		c->run = co.run;
+		c->spawn_flags = co.spawn_flags;
+		if (co.spawn_flags & ~WARDEN_SPAWN_FLAGS_KNOWN) {
+			snprintf(why, whylen,
+			         "confine asked for spawn flags 0x%x this host does not know: refused",
+			         (unsigned)co.spawn_flags);
+			goto fail;
+		}
+		if (co.env_set) {
+			c->envp = strvec_finish(&sink.env);
+			if (c->envp == NULL) {
+				snprintf(why, whylen, "confine: out of memory or too many variables");
+				goto fail;
+			}
+			for (i = 0; c->envp[i] != NULL; i++) {
+				const char *eq = strchr(c->envp[i], '=');
+
+				if (eq == NULL || eq == c->envp[i]) {
+					snprintf(why, whylen,
+					         "confine broke the plugin contract: environment entry '%.100s' is not NAME=VALUE",
+					         c->envp[i]);
+					goto fail;
+				}
+			}
+		}
+	} else if (co.env_set || co.spawn_flags != 0 || co.run != NULL) {
+		snprintf(why, whylen,
+		         "confine broke the plugin contract: an environment, spawn flags or run state without spawn_env");
 		goto fail;
 	}
 	c->argc = sink.argv.n;
@@ -1114,11 +1180,13 @@ static int try_backend(struct warden_loaded *b, const struct warden_probe *probe
 	memcpy(c->held_at, sink.at, sink.n_fds * sizeof(*sink.at));
 	c->n_held = sink.n_fds;
 	sink.n_fds = 0;
+	strvec_discard(&sink.env);
 	*out = c;
 	return 0;
 fail:
 	strvec_discard(&sink.argv);
 	strvec_discard(&sink.roots);
+	strvec_discard(&sink.env);
 	sink_close_fds(&sink);
 	warden_confined_free(c);
 	return -1;

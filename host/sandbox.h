@@ -91,7 +91,25 @@ struct warden_confined {
 	int network;
 	int network_enforcement;
 	char network_detail[256];
+	/* Given policy->spawn_env and WARDEN_CONFINE_PASS_FDS, a backend
+	 * with finish() may do in this process what a launcher of its own
+	 * would (plugin.h, spawn_env): envp is then the process's whole
+	 * environment instead of the caller's (NULL: the caller's), and
+	 * spawn_flags what the child does before exec (enum
+	 * warden_spawn_flag).  The caller must spawn argv itself, as its
+	 * own child, and call warden_confined_finish() once it has reaped
+	 * it. */
+	char **envp;
+	int spawn_flags;
+	void (*finish)(void *state, void *run);   /* NULL once called */
+	void *finish_state;
+	void *run;
 };
+
+/* The process spawned from c has been reaped, or none was spawned: the
+ * backend releases what the run held (finish()).  Once; nothing without
+ * a finish; warden_confined_free() calls it when it was not. */
+void warden_confined_finish(struct warden_confined *c);
 
 /* A view of c's facts for warden_classify(); valid while c lives. */
 struct warden_classify_facts warden_confined_facts(const struct warden_confined *c);

@@ -27,6 +27,8 @@
 #define SPAWN_CLONE_VM 1
 #endif
 
+#include <warden/plugin.h>
+
 #include "spawn.h"
 
 #ifndef CLOSE_RANGE_CLOEXEC
@@ -53,6 +55,9 @@ static void on_signal(int sig)
 	}
 	errno = saved;
 }
+
+/* The process that spawns (for the child's WARDEN_SPAWN_DIE_WITH_HOST). */
+static pid_t spawn_parent;
 
 static int64_t now_ms(void)
 {
@@ -514,6 +519,40 @@ int warden_fds_place(const int *fds, const int *at, size_t n, int top)
 	return 0;
 }
 
+/* What a backend asked the child to do before exec (plugin.h, enum
+ * warden_spawn_flag).  0, or -1 with errno.  Async-signal-safe. */
+static int spawn_flags(const struct warden_spawn_opts *o)
+{
+	if (o->flags & ~WARDEN_SPAWN_FLAGS_KNOWN) {
+		errno = EINVAL;
+		return -1;
+	}
+#ifdef __linux__
+	/* SIGKILL when this process dies; it may have died already. */
+	if (o->flags & WARDEN_SPAWN_DIE_WITH_HOST) {
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+			return -1;
+		if (getppid() != spawn_parent) {
+			errno = ESRCH;
+			return -1;
+		}
+	}
+	/* A session keyring of its own, empty (the host's is not
+	 * namespaced); none to have, or refused by a filter that then binds
+	 * the process too: nothing to reach. */
+	if ((o->flags & WARDEN_SPAWN_OWN_SESSION_KEYRING) &&
+	    syscall(SYS_keyctl, 1 /* KEYCTL_JOIN_SESSION_KEYRING */, (char *)NULL) < 0 &&
+	    errno != ENOSYS && errno != EPERM)
+		return -1;
+#else
+	if (o->flags != 0) {
+		errno = ENOSYS;
+		return -1;
+	}
+#endif
+	return 0;
+}
+
 /* In the child, between fork and exec.  Only async-signal-safe calls. */
 static void child(const struct warden_spawn_opts *o,
                   const struct candidates *c, int err_w, int stdout_w,
@@ -550,6 +589,10 @@ static void child(const struct warden_spawn_opts *o,
 		goto fail;
 	}
 	cloexec_range(3, INT32_MAX);
+	if (spawn_flags(o) < 0) {
+		e = errno;
+		goto fail;
+	}
 	if (o->status_fd >= 0 && fcntl(o->status_fd, F_SETFD, 0) < 0) {
 		e = errno;
 		goto fail;
@@ -715,6 +758,7 @@ int warden_spawn_run(const struct warden_spawn_opts *o,
 	install(&saved, &handled);
 
 	fflush(NULL);
+	spawn_parent = getpid();
 	start = now_ms();
 	pid = start_child(o, &cand, err_p[1], so_p[1], out_p[1], st_p[1],
 	                  floor - 1, exec_fd);

@@ -87,6 +87,9 @@ struct warden_spawn_opts {
 	int exec_keep;            /* with exec_fd: it stays open in the
 	                             program (a script's interpreter reads it
 	                             as /dev/fd/N) */
+	int flags;                /* enum warden_spawn_flag (plugin.h): what
+	                             the child does before exec for a backend;
+	                             one it cannot do fails the exec */
 };
 
 /*

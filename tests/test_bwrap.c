@@ -22,7 +22,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -92,7 +94,20 @@ struct sink {
 	int fds[MAX_FDS], at[MAX_FDS];
 	size_t n_fds;
 	int pass;       /* 0: a caller that cannot pass descriptors */
+	char *env[MAX_ARGS];    /* what push_env gave (spawn_env) */
+	size_t n_env;
 };
+
+static int push_env(void *s, const char *entry)
+{
+	struct sink *k = s;
+
+	if (k->n_env + 1 >= MAX_ARGS || (k->env[k->n_env] = strdup(entry)) == NULL)
+		return -1;
+	k->n_env++;
+	k->env[k->n_env] = NULL;
+	return 0;
+}
 
 static int push_arg(void *s, const char *arg)
 {
@@ -134,6 +149,8 @@ static void sink_free(struct sink *k)
 		free(k->argv[i]);
 	for (i = 0; i < k->n_fds; i++)
 		close(k->fds[i]);
+	for (i = 0; i < k->n_env; i++)
+		free(k->env[i]);
 	memset(k, 0, sizeof(*k));
 }
 
@@ -253,9 +270,17 @@ static int confine(const struct warden_policy *p, struct sink *k,
 	return desc->confine(inst, argv, 3, p, out, err, errlen);
 }
 
+static int run_env(struct sink *k, char *const *envp);
+
 /* Runs what confine made, each descriptor at its number; the exit
  * status. */
 static int run(struct sink *k)
+{
+	return run_env(k, NULL);
+}
+
+/* run() with envp as the whole environment (NULL: this one's). */
+static int run_env(struct sink *k, char *const *envp)
 {
 	pid_t pid;
 	int status, tmp[MAX_FDS];
@@ -274,7 +299,18 @@ static int run(struct sink *k)
 		for (i = 0; i < k->n_fds; i++)
 			if (dup2(tmp[i], k->at[i]) < 0)
 				_exit(127);
-		execv(k->argv[0], k->argv);
+		if (envp != NULL) {
+			/* As a host that spawns bwrap itself: nothing else
+			 * open (there is no launcher to close the rest). */
+			if (syscall(SYS_close_range, 3U, ~0U, 4U /* CLOEXEC */) < 0)
+				_exit(127);
+			for (i = 0; i < k->n_fds; i++)
+				if (fcntl(k->at[i], F_SETFD, 0) < 0)
+					_exit(127);
+			execve(k->argv[0], k->argv, envp);
+		}
+		else
+			execv(k->argv[0], k->argv);
 		_exit(127);
 	}
 	while (waitpid(pid, &status, 0) < 0)
@@ -477,6 +513,179 @@ static void test_read_only_path_holding_the_root_is_refused(void **state)
 	sink_free(&k);
 }
 
+/*
+ * A host that spawns bwrap itself (spawn_env, finish): no launcher in the
+ * argv; the loader's variables leave bwrap's environment for --setenv;
+ * a missing protected file is an empty file read from a /dev/null
+ * descriptor handed over; git's commondir is made holding "." before the
+ * run; the host is asked for the parent-death signal and a session
+ * keyring; the root's lock is held by the backend, not handed to bwrap;
+ * and finish() removes the pins once the run has ended — unless another
+ * run holds the lock (other_holder).
+ */
+static void hosted(int other_holder)
+{
+	struct warden_policy p;
+	struct warden_confine_out out;
+	struct sink k;
+	char err[512], script[8 * PATH_MAX], path[PATH_MAX];
+	const char *env[] = { "PATH=/usr/bin:/bin", "LD_LIBRARY_PATH=/nonexistent/lib",
+	                      "KEEP=a b", "TMPDIR=/nonexistent/tmp", NULL };
+	size_t i;
+	int other = -1, saw_null = 0;
+
+	memset(&k, 0, sizeof(k));
+	k.pass = 1;
+	policy_init(&p, WARDEN_MODE_WORKSPACE_WRITE);
+	p.root_fd = open(ws, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	assert_true(p.root_fd >= 0);
+	p.spawn_env = env;
+	xsnprintf(script, sizeof(script),
+	          "cd %s || exit 9; printf '%%s|%%s|%%s' \"$LD_LIBRARY_PATH\" \"$TMPDIR\" \"$KEEP\" > got; "
+	          "ls /proc/self/fd > fds; echo evil > .git/commondir; echo evil > .git/config.worktree; "
+	          "mkdir .git/modules/m; true", ws);
+	memset(&out, 0, sizeof(out));
+	out.struct_size = sizeof(out);
+	out.sink = &k;
+	out.push_arg = push_arg;
+	out.push_writable_root = push_root;
+	out.push_fd = push_fd;
+	out.push_env = push_env;
+	{
+		const char *argv[] = { "/bin/sh", "-c", script };
+
+		assert_int_equal(desc->confine(inst, argv, 3, &p, &out, err, sizeof(err)), 0);
+	}
+	close(p.root_fd);
+	assert_string_equal(k.argv[0], "/usr/bin/bwrap");
+	assert_false(has_arg(&k, launcher));
+	assert_false(has_arg(&k, "--lock-fd"));
+	assert_false(has_arg(&k, "--unpin"));
+	assert_int_equal(out.env_set, 1);
+	assert_int_equal(out.spawn_flags,
+	                 WARDEN_SPAWN_DIE_WITH_HOST | WARDEN_SPAWN_OWN_SESSION_KEYRING);
+	assert_non_null(out.run);
+	assert_int_equal(out.enforcement, WARDEN_ENFORCEMENT_FULL);
+	/* bwrap's environment: the rest, in order. */
+	assert_int_equal(k.n_env, 2);
+	assert_string_equal(k.env[0], "PATH=/usr/bin:/bin");
+	assert_string_equal(k.env[1], "KEEP=a b");
+	for (i = 0; i + 2 < k.n; i++) {
+		if (strcmp(k.argv[i], "--ro-bind-data") == 0) {
+			char link[64], to[PATH_MAX];
+			ssize_t n;
+			size_t j;
+
+			assert_true(atoi(k.argv[i + 1]) >= FIRST_AT);
+			for (j = 0; j < k.n_fds; j++)
+				if (k.at[j] == atoi(k.argv[i + 1]))
+					break;
+			assert_true(j < k.n_fds);
+			xsnprintf(link, sizeof(link), "/proc/self/fd/%d", k.fds[j]);
+			n = readlink(link, to, sizeof(to) - 1);
+			assert_true(n > 0);
+			to[n] = '\0';
+			assert_string_equal(to, "/dev/null");
+			saw_null = 1;
+		}
+		if (strcmp(k.argv[i], "--") == 0)
+			break;
+	}
+	assert_true(saw_null);
+	/* commondir is made now, holding "." (the lock is held). */
+	xsnprintf(path, sizeof(path), "%s/.git/commondir", ws);
+	assert_string_equal(read_file(path), ".");
+	assert_int_equal(run_env(&k, k.env), 0);
+	xsnprintf(path, sizeof(path), "%s/got", ws);
+	assert_string_equal(read_file(path), "/nonexistent/lib|/nonexistent/tmp|a b");
+	/* No descriptor reached the command (ls has its own 3). */
+	xsnprintf(path, sizeof(path), "%s/fds", ws);
+	assert_string_equal(read_file(path), "0\n1\n2\n3\n");
+	xsnprintf(path, sizeof(path), "%s/.git/commondir", ws);
+	assert_string_equal(read_file(path), ".");
+	/* bwrap's mount points are on the host until finish(). */
+	assert_true(exists(".git/config.worktree"));
+	assert_true(exists(".git/modules"));
+	assert_false(exists(".git/modules/m"));
+	if (other_holder) {
+		other = open(ws, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		assert_true(other >= 0);
+		assert_int_equal(flock(other, LOCK_SH | LOCK_NB), 0);
+	}
+	desc->finish(inst, out.run);
+	sink_free(&k);
+	if (other_holder) {
+		/* Another run may have bound them: they stay. */
+		assert_true(exists(".git/config.worktree"));
+		assert_true(exists(".git/commondir"));
+		assert_true(exists(".git/modules"));
+		close(other);
+		return;
+	}
+	assert_false(exists(".git/config.worktree"));
+	assert_false(exists(".git/commondir"));
+	assert_false(exists(".git/modules"));
+	assert_true(exists(".git/hooks"));
+	assert_true(exists(".git/config"));
+	/* And the lock is released: an exclusive one is free. */
+	other = open(ws, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_int_equal(flock(other, LOCK_EX | LOCK_NB), 0);
+	close(other);
+}
+
+static void test_hosted_run_moves_the_loader_variables_and_finish_unpins(void **state)
+{
+	(void)state;
+	hosted(0);
+}
+
+static void test_hosted_finish_leaves_pins_another_run_may_hold(void **state)
+{
+	(void)state;
+	hosted(1);
+}
+
+/* A confine that fails after the lock was taken and the commondir made
+ * leaves neither behind, and says why. */
+static void test_hosted_failure_leaves_nothing(void **state)
+{
+	struct warden_policy p;
+	struct warden_confine_out out;
+	struct sink k;
+	char err[512], cmd[3 * PATH_MAX], path[PATH_MAX];
+	const char *env[] = { "PATH=/bin", NULL };
+	const char *ro[1];
+	const char *argv[] = { "/bin/true" };
+	int fd;
+
+	(void)state;
+	memset(&k, 0, sizeof(k));
+	k.pass = 1;
+	xsnprintf(cmd, sizeof(cmd), "mkdir '%s/real' && ln -s real '%s/lnk'", ws, ws);
+	sh(cmd);
+	policy_init(&p, WARDEN_MODE_WORKSPACE_WRITE);
+	xsnprintf(path, sizeof(path), "%s/lnk/warden.ini", ws);
+	ro[0] = path;
+	p.read_only_paths = ro;
+	p.n_read_only_paths = 1;
+	p.spawn_env = env;
+	memset(&out, 0, sizeof(out));
+	out.struct_size = sizeof(out);
+	out.sink = &k;
+	out.push_arg = push_arg;
+	out.push_writable_root = push_root;
+	out.push_fd = push_fd;
+	out.push_env = push_env;
+	assert_int_equal(desc->confine(inst, argv, 1, &p, &out, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "lnk in the workspace root is a symbolic link"));
+	assert_null(out.run);
+	assert_false(exists(".git/commondir"));
+	fd = open(ws, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_int_equal(flock(fd, LOCK_EX | LOCK_NB), 0);
+	close(fd);
+	sink_free(&k);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -486,6 +695,9 @@ int main(void)
 		cmocka_unit_test_setup(test_read_only_paths_held_by_every_route_bound_by_path, fresh),
 		cmocka_unit_test_setup(test_read_only_path_behind_a_symlink_is_refused_by_name, fresh),
 		cmocka_unit_test_setup(test_read_only_path_holding_the_root_is_refused, fresh),
+		cmocka_unit_test_setup(test_hosted_run_moves_the_loader_variables_and_finish_unpins, fresh),
+		cmocka_unit_test_setup(test_hosted_finish_leaves_pins_another_run_may_hold, fresh),
+		cmocka_unit_test_setup(test_hosted_failure_leaves_nothing, fresh),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

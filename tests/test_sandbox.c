@@ -40,7 +40,15 @@ struct fake {
 	int judged_net;         /* what its probe2 and facts() say of it */
 	int facts;              /* facts() calls */
 	int last_network;
+	/* spawn_env (plugin.h): what confine saw and does with it. */
+	int saw_spawn_env;      /* policy->spawn_env was set */
+	int hosted;             /* HOSTED_*: what it answers to spawn_env */
+	int finishes;           /* finish() calls */
+	void *finished;         /* the run state finish() last got */
 };
+
+enum { HOSTED_NONE = 0, HOSTED_GOOD, HOSTED_BAD_FLAG, HOSTED_BAD_ENTRY, HOSTED_UNASKED };
+static int run_token;
 
 enum { GOOD = 0, REL_RUNNER, ALTERED_ARGV, BAD_ENFORCEMENT, EVIDENCE_NO_FD, FAILS, NO_RUNNER };
 
@@ -91,12 +99,31 @@ static int fake_confine(void *state, const char *const *argv, size_t argc,
 		snprintf(out->denial_message, sizeof(out->denial_message),
 		         "%s refuses writes outside %s", f->name, policy->workspace_root);
 	f->last_network = policy->network;
+	f->saw_spawn_env = WARDEN_POLICY_HAS(policy, spawn_env) && policy->spawn_env != NULL;
+	if (f->hosted == HOSTED_UNASKED || (f->hosted != HOSTED_NONE && f->saw_spawn_env)) {
+		out->run = &run_token;
+		out->env_set = 1;
+		out->spawn_flags = f->hosted == HOSTED_BAD_FLAG ? 0x100 : WARDEN_SPAWN_DIE_WITH_HOST;
+		if (out->push_env != NULL) {
+			out->push_env(out->sink, "FROM_BACKEND=1");
+			out->push_env(out->sink, f->hosted == HOSTED_BAD_ENTRY ? "NOEQUALS"
+			                         : policy->spawn_env[0]);
+		}
+	}
 	if (f->net != 0) {
 		out->network_enforcement = f->net;
 		snprintf(out->network_detail, sizeof(out->network_detail),
 		         "%s holds the network its way", f->name);
 	}
 	return 0;
+}
+
+static void fake_finish(void *state, void *run)
+{
+	struct fake *f = state;
+
+	f->finishes++;
+	f->finished = run;
 }
 
 static const int fake_codes[] = { 125 };
@@ -117,6 +144,7 @@ static const struct warden_plugin fake_desc = {
 	.n_denial_signatures = 1,
 	.runner_rules = fake_rules,
 	.n_runner_rules = 1,
+	.finish = fake_finish,
 };
 
 #define MAXB 4
@@ -163,7 +191,7 @@ static struct warden_sandbox *service(size_t n)
 
 static struct warden_policy policy(int mode, const char *r, int status_fd)
 {
-	struct warden_policy p = { sizeof(p), mode, r, "", status_fd, NULL, 0, -1, WARDEN_NETWORK_ENABLED, NULL, 0 };
+	struct warden_policy p = { sizeof(p), mode, r, "", status_fd, NULL, 0, -1, WARDEN_NETWORK_ENABLED, NULL, 0, NULL };
 
 	return p;
 }
@@ -627,7 +655,7 @@ static void test_backend_selected_by_name(void **s)
 	fakes[1].usable = 0;
 	assert_int_equal(warden_sandbox_confine_with(svc, "two", cmd, 1,
 	                                             &(struct warden_policy){ sizeof(p), WARDEN_MODE_WORKSPACE_WRITE, root, "", -1,
-	                                                     NULL, 0, -1, WARDEN_NETWORK_ENABLED, NULL, 0 },
+	                                                     NULL, 0, -1, WARDEN_NETWORK_ENABLED, NULL, 0, NULL },
 	                                             &c, &err), -WARDEN_EUNAVAILABLE);
 	assert_non_null(strstr(err.msg, "SANDBOX_UNAVAILABLE"));
 	warden_sandbox_free(svc);
@@ -925,6 +953,104 @@ static void test_handed_over_descriptors_reach_the_runner_and_nothing_else(void 
 	unlink(file);
 }
 
+/*
+ * spawn_env: given only to a backend with finish() by a caller that
+ * spawns the argv itself; what the backend answers (its environment,
+ * spawn flags, its run state) is kept or refused whole; finish() is
+ * called once for every such confinement, also one refused after
+ * confine() returned.
+ */
+static void test_spawn_env_reaches_only_a_finishing_backend_of_a_spawning_caller(void **s)
+{
+	struct warden_sandbox *svc;
+	struct warden_confined *c = NULL;
+	struct warden_error err = { 0, "" };
+	struct warden_policy p = policy(WARDEN_MODE_READ_ONLY, root, -1);
+	const char *const argv[] = { "/bin/true", NULL };
+	const char *const env[] = { "CALLER=1", NULL };
+
+	(void)s;
+	p.spawn_env = env;
+	backend(0, "b", 1, WARDEN_ENFORCEMENT_FULL, 1);
+	fakes[0].hosted = HOSTED_GOOD;
+	svc = service(1);
+	/* A caller that does not spawn (warden confine): never. */
+	assert_int_equal(warden_sandbox_confine(svc, argv, 1, &p, &c, &err), 0);
+	assert_false(fakes[0].saw_spawn_env);
+	assert_null(c->envp);
+	assert_int_equal(c->spawn_flags, 0);
+	warden_confined_free(c);
+	assert_int_equal(fakes[0].finishes, 0);
+
+	/* A spawning caller: the backend's environment and flags; finish
+	 * once, when the caller says the run is over. */
+	assert_int_equal(warden_sandbox_confine_flags(svc, argv, 1, &p, WARDEN_CONFINE_PASS_FDS,
+	                                              &c, &err), 0);
+	assert_true(fakes[0].saw_spawn_env);
+	assert_non_null(c->envp);
+	assert_string_equal(c->envp[0], "FROM_BACKEND=1");
+	assert_string_equal(c->envp[1], "CALLER=1");
+	assert_null(c->envp[2]);
+	assert_int_equal(c->spawn_flags, WARDEN_SPAWN_DIE_WITH_HOST);
+	assert_int_equal(fakes[0].finishes, 0);
+	warden_confined_finish(c);
+	assert_int_equal(fakes[0].finishes, 1);
+	assert_ptr_equal(fakes[0].finished, &run_token);
+	warden_confined_finish(c);
+	warden_confined_free(c);
+	assert_int_equal(fakes[0].finishes, 1);
+
+	/* Freed without a finish: free finishes. */
+	assert_int_equal(warden_sandbox_confine_flags(svc, argv, 1, &p, WARDEN_CONFINE_PASS_FDS,
+	                                              &c, &err), 0);
+	warden_confined_free(c);
+	assert_int_equal(fakes[0].finishes, 2);
+	warden_sandbox_free(svc);
+
+	/* A backend without finish() never sees it. */
+	backend(0, "b", 1, WARDEN_ENFORCEMENT_FULL, 1);
+	loaded[0].desc.finish = NULL;
+	svc = service(1);
+	assert_int_equal(warden_sandbox_confine_flags(svc, argv, 1, &p, WARDEN_CONFINE_PASS_FDS,
+	                                              &c, &err), 0);
+	assert_false(fakes[0].saw_spawn_env);
+	assert_null(c->envp);
+	warden_confined_free(c);
+	warden_sandbox_free(svc);
+}
+
+static void test_a_backend_answer_to_spawn_env_outside_the_contract_skips_it(void **s)
+{
+	static const struct { int hosted; const char *why; } bad[] = {
+		{ HOSTED_BAD_FLAG, "spawn flags 0x100 this host does not know" },
+		{ HOSTED_BAD_ENTRY, "environment entry 'NOEQUALS' is not NAME=VALUE" },
+		{ HOSTED_UNASKED, "without spawn_env" },
+	};
+	struct warden_sandbox *svc;
+	struct warden_confined *c = NULL;
+	struct warden_error err = { 0, "" };
+	struct warden_policy p = policy(WARDEN_MODE_READ_ONLY, root, -1);
+	const char *const argv[] = { "/bin/true", NULL };
+	const char *const env[] = { "CALLER=1", NULL };
+	size_t i;
+
+	(void)s;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		backend(0, "b", 1, WARDEN_ENFORCEMENT_FULL, 1);
+		fakes[0].hosted = bad[i].hosted;
+		svc = service(1);
+		p.spawn_env = bad[i].hosted == HOSTED_UNASKED ? NULL : env;
+		assert_int_equal(warden_sandbox_confine_flags(svc, argv, 1, &p,
+		                                              WARDEN_CONFINE_PASS_FDS, &c, &err),
+		                 -WARDEN_EUNAVAILABLE);
+		assert_null(c);
+		assert_non_null(strstr(err.msg, bad[i].why));
+		/* What it held for the run is released all the same. */
+		assert_int_equal(fakes[0].finishes, bad[i].hosted == HOSTED_UNASKED ? 0 : 1);
+		warden_sandbox_free(svc);
+	}
+}
+
 static void test_network_facts_are_what_the_backend_says_and_never_more(void **s)
 {
 	struct warden_sandbox *svc;
@@ -1172,6 +1298,8 @@ int main(void)
 		cmocka_unit_test(test_require_full_covers_a_restricted_network),
 		cmocka_unit_test(test_require_full_covers_the_network_judged_by_facts_or_probe),
 		cmocka_unit_test(test_bad_network_requests_reach_no_backend),
+		cmocka_unit_test(test_spawn_env_reaches_only_a_finishing_backend_of_a_spawning_caller),
+		cmocka_unit_test(test_a_backend_answer_to_spawn_env_outside_the_contract_skips_it),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

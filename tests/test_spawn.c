@@ -15,9 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
+
+#include <warden/plugin.h>
 
 #include "env.h"
 #include "spawn.h"
@@ -321,6 +324,66 @@ static void test_environment_is_exactly_the_one_given(void **state)
 	assert_int_equal(warden_spawn_run(&o, &r, &err), 0);
 	out = capture_end(&c, NULL);
 	assert_string_equal(out, "A=1\nPATH=/usr/bin:/bin\n");
+	free(out);
+}
+
+/* Runs python3 -c CODE with flags; its stdout (malloc'd), *r filled. */
+static char *run_flags(int flags, const char *code, struct warden_spawn_result *r)
+{
+	const char *argv[] = { "/usr/bin/python3", "-c", code, NULL };
+	struct warden_spawn_opts o = { .argv = argv, .envp = environ, .status_fd = -1,
+	                               .flags = flags };
+	struct warden_error err = { 0, "" };
+	struct capture c;
+
+	capture_begin(&c, STDOUT_FILENO, "flags");
+	assert_int_equal(warden_spawn_run(&o, r, &err), 0);
+	return capture_end(&c, NULL);
+}
+
+#define PY_PDEATHSIG                                                       \
+	"import ctypes; l = ctypes.CDLL(None, use_errno=True); s = ctypes.c_int(-1); " \
+	"assert l.prctl(2, ctypes.byref(s)) == 0; print(s.value)"
+#define PY_SESSION_KEYRING                                                 \
+	"import ctypes; l = ctypes.CDLL(None, use_errno=True); "             \
+	"print(l.syscall(250, 0, -3, 0))"  /* keyctl(GET_KEYRING_ID, @s) */
+
+/* What a backend asks of the child (plugin.h, enum warden_spawn_flag). */
+static void test_spawn_flags_die_with_the_host_and_own_session_keyring(void **state)
+{
+	struct warden_spawn_result r;
+	char *out, want[32];
+	long ours = syscall(SYS_keyctl, 0, -3, 0);
+
+	(void)state;
+	out = run_flags(0, PY_PDEATHSIG, &r);
+	assert_string_equal(out, "0\n");
+	free(out);
+	out = run_flags(WARDEN_SPAWN_DIE_WITH_HOST, PY_PDEATHSIG, &r);
+	snprintf(want, sizeof(want), "%d\n", SIGKILL);
+	assert_string_equal(out, want);
+	free(out);
+	/* The host's own session keyring, unless asked for a new one. */
+	out = run_flags(0, PY_SESSION_KEYRING, &r);
+	snprintf(want, sizeof(want), "%ld\n", ours);
+	if (ours >= 0)
+		assert_string_equal(out, want);
+	free(out);
+	out = run_flags(WARDEN_SPAWN_OWN_SESSION_KEYRING, PY_SESSION_KEYRING, &r);
+	assert_int_equal(r.exec_errno, 0);
+	if (ours >= 0) {
+		/* A fresh one: another serial. */
+		assert_true(atol(out) > 0);
+		assert_string_not_equal(out, want);
+	} else {
+		print_message("keyrings refused here (%s): only the exec is checked\n",
+		              strerror(errno));
+	}
+	free(out);
+	/* A flag this host does not know: nothing runs. */
+	out = run_flags(0x100, "print('ran')", &r);
+	assert_int_equal(r.exec_errno, EINVAL);
+	assert_string_equal(out, "");
 	free(out);
 }
 
@@ -638,6 +701,7 @@ int main(void)
 		cmocka_unit_test(test_missing_program_is_an_exec_error_and_nothing_runs),
 		cmocka_unit_test(test_file_without_interpreter_line_is_not_given_to_a_shell),
 		cmocka_unit_test(test_environment_is_exactly_the_one_given),
+		cmocka_unit_test(test_spawn_flags_die_with_the_host_and_own_session_keyring),
 		cmocka_unit_test(test_runner_environment_reaches_the_command_scrubbed),
 		cmocka_unit_test(test_stderr_reaches_the_caller_while_the_command_runs),
 		cmocka_unit_test(test_stderr_is_copied_whole_and_the_tail_keeps_the_last_bytes),

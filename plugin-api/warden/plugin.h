@@ -90,9 +90,10 @@
  *     their 1.0 size: read timeout_ms, kv_size, the 1.1 policy and
  *     request fields, and write the 1.1 confine_out fields, only after
  *     their _HAS check;
- *   - probe2() and facts() are never called: a backend that may meet a
- *     1.0 host fills probe too (a 1.0 host refuses a backend whose probe is NULL:
- *     `malformed`, "required op probe is NULL");
+ *   - probe2(), facts() and finish() are never called, nor spawn_env
+ *     set: a backend that may meet a 1.0 host fills probe too (a 1.0
+ *     host refuses a backend whose probe is NULL: `malformed`,
+ *     "required op probe is NULL");
  *   - runner_rule_size is not read: the rules must be in the 1.0 layout,
  *     which is 1.1's;
  *   - the reason decide() gives with a decision is not recorded.
@@ -439,6 +440,17 @@ struct warden_policy {
 	 * to. */
 	const char *const *allow_unix_sockets;
 	size_t n_allow_unix_sockets;
+	/* Set only by a host that spawns the argv itself, as its own child,
+	 * reaps it, and then calls the descriptor's finish() (`warden run`,
+	 * `warden serve`), and only for a backend that has finish(); NULL
+	 * otherwise (`warden confine` prints an argv another process
+	 * spawns).  The environment the process would get ("NAME=VALUE",
+	 * NULL-terminated).  With it a backend may do in the host what it
+	 * would otherwise leave to a launcher process of its own: give the
+	 * process another environment (out->push_env), have the host start
+	 * it with out->spawn_flags, and keep what the run holds (a lock, the
+	 * paths to remove afterwards) in out->run until finish(). */
+	const char *const *spawn_env;
 };
 
 /* Whether the host's struct warden_policy includes `field`. */
@@ -493,7 +505,34 @@ struct warden_confine_out {
 	 * outside ROOT; .git/hooks and .git/config stay read-only inside");
 	 * "" for none: the host then says what it can tell from the run. */
 	char denial_message[256];
+
+	/* With policy->spawn_env only (push_env is NULL otherwise).
+	 * push_env is the host's: append one "NAME=VALUE" entry to the
+	 * environment the process gets.  env_set = 1: the process gets the
+	 * entries pushed, and only them, instead of policy->spawn_env.
+	 * spawn_flags: WARDEN_SPAWN_* the host applies in the child before
+	 * exec (a flag the host does not know fails the confinement).  run:
+	 * the backend's state of this run, handed back to finish(). */
+	int (*push_env)(void *sink, const char *entry);
+	int env_set;
+	int spawn_flags;
+	void *run;
 };
+
+/* What a host that spawns the argv itself does in the child before exec,
+ * when the backend asks (out->spawn_flags). */
+enum warden_spawn_flag {
+	/* SIGKILL to the process when the host dies (PR_SET_PDEATHSIG);
+	 * nothing is executed when the host is already gone. */
+	WARDEN_SPAWN_DIE_WITH_HOST = 1,
+	/* A new, empty session keyring (KEYCTL_JOIN_SESSION_KEYRING): the
+	 * host's is not namespaced.  A kernel without keyrings (ENOSYS) or a
+	 * seccomp filter that refuses them (EPERM) is no failure: the
+	 * process inherits the same. */
+	WARDEN_SPAWN_OWN_SESSION_KEYRING = 2,
+};
+#define WARDEN_SPAWN_FLAGS_KNOWN                                           \
+	(WARDEN_SPAWN_DIE_WITH_HOST | WARDEN_SPAWN_OWN_SESSION_KEYRING)
 
 /* Whether the host's struct warden_confine_out includes `field`. */
 #define WARDEN_CONFINE_OUT_HAS(out, field)                                 \
@@ -618,6 +657,13 @@ struct warden_plugin {
 	 * the host always probes.  `warden plugins` and `warden confine`
 	 * always probe. */
 	int (*facts)(void *state, int mode, struct warden_probe2 *out);
+	/* Optional.  The host calls it once after each confine() that got
+	 * policy->spawn_env and returned 0, in the same process, when the
+	 * process it spawned has been reaped, or when it spawned none (the
+	 * run stopped before, or the confinement was refused): release what
+	 * `run` (out->run, maybe NULL) holds.  Without it the host never
+	 * sets spawn_env.  Must not block for long. */
+	void (*finish)(void *state, void *run);
 };
 
 /* Whether a descriptor (its struct_size) includes `field`: for the host,
@@ -673,7 +719,7 @@ struct warden_plugin {
 	  (uint32_t)WARDEN_PLUGIN_ANSWERER, (name_), (version_),           \
 	  (description_), (open_), (close_), (decide_),                    \
 	  NULL, NULL, NULL, 0, NULL, 0,                                    \
-	  (size_t)sizeof(struct warden_runner_rule), NULL, NULL }
+	  (size_t)sizeof(struct warden_runner_rule), NULL, NULL, NULL }
 
 #define WARDEN_PLUGIN_BACKEND_INIT(name_, version_, description_, open_,   \
                                    close_, probe_, probe2_, confine_,      \
@@ -685,7 +731,7 @@ struct warden_plugin {
 	  (description_), (open_), (close_), NULL, (probe_), (confine_),   \
 	  (denial_signatures_), (size_t)(n_denial_signatures_),            \
 	  (runner_rules_), (size_t)(n_runner_rules_),                      \
-	  (size_t)sizeof(struct warden_runner_rule), (probe2_), NULL }
+	  (size_t)sizeof(struct warden_runner_rule), (probe2_), NULL, NULL }
 
 /* Convenience for plugins: copy a one-line message into err. */
 #define WARDEN_PLUGIN_ERR(err, errlen, ...)                                \

@@ -154,6 +154,7 @@
 #include <warden/plugin.h>
 
 #include "launcher.h"
+#include "netguard.h"
 #include "sysctl.h"
 #include "unixgate.h"
 
@@ -1279,13 +1280,144 @@ static void plan_pins(const struct bwrap *b, const struct warden_policy *policy,
 	}
 }
 
+/*
+ * A run confined for a host that spawns bwrap itself and calls finish()
+ * once it has reaped it (plugin.h, spawn_env): what the launcher would
+ * hold, held here instead.  lock: the shared flock on the root
+ * (launcher.h), or -1; pins: the paths bwrap will create on the host (and
+ * the commondir made here), removed by finish() when no other run holds
+ * the lock.
+ */
+struct run {
+	int lock;
+	char *root;
+	struct warden_bwrap_pin *pins;
+	size_t n_pins, cap;
+};
+
+static struct run *run_new(void)
+{
+	struct run *r = calloc(1, sizeof(*r));
+
+	if (r != NULL)
+		r->lock = -1;
+	return r;
+}
+
+/* Records the pin root/rel (text: what it must hold, or NULL).  0, or -1
+ * when out of memory. */
+static int run_pin(struct run *r, const char *root, const char *rel,
+                   const char *text)
+{
+	struct warden_bwrap_pin *v;
+
+	if (r->root == NULL && (r->root = strdup(root)) == NULL)
+		return -1;
+	v = grow(r->pins, &r->cap, r->n_pins + 1, 8, sizeof(*r->pins));
+	if (v == NULL)
+		return -1;
+	r->pins = v;
+	memset(&v[r->n_pins], 0, sizeof(*v));
+	v[r->n_pins].root = r->root;
+	v[r->n_pins].text = text;
+	if ((v[r->n_pins].rel = strdup(rel)) == NULL)
+		return -1;
+	r->n_pins++;
+	return 0;
+}
+
+/* Keeps of r's pins those that satisfy keep(pin, i) (i: its index). */
+static void run_keep(struct run *r, int (*keep)(const struct warden_bwrap_pin *, size_t, size_t),
+                     size_t arg)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < r->n_pins; i++) {
+		if (!keep(&r->pins[i], i, arg)) {
+			free((char *)r->pins[i].rel);
+			continue;
+		}
+		r->pins[n++] = r->pins[i];
+	}
+	r->n_pins = n;
+}
+
+static int pin_missing(const struct warden_bwrap_pin *u, size_t i, size_t arg)
+{
+	(void)i;
+	(void)arg;
+	return warden_bwrap_pin_missing(u);
+}
+
+static int made_before(const struct warden_bwrap_pin *u, size_t i, size_t arg)
+{
+	return u->text != NULL && i < arg;
+}
+
+/* Keeps the pins missing now and makes each missing file that must hold
+ * a text, as the launcher does when it starts (the lock is held).  0, or
+ * -1 with err: then only the files made here are left to run_end. */
+static int run_make_pins(struct run *r, char *err, size_t errlen)
+{
+	size_t i;
+
+	run_keep(r, pin_missing, 0);
+	for (i = 0; i < r->n_pins; i++) {
+		if (r->pins[i].text == NULL)
+			continue;
+		if (warden_bwrap_pin_make(&r->pins[i]) < 0) {
+			WARDEN_PLUGIN_ERR(err, errlen, "bwrap: cannot make %s/%s: %s",
+			                  r->root, r->pins[i].rel, strerror(errno));
+			run_keep(r, made_before, i);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The end of a run: its pins removed when no other run on the root holds
+ * the lock (launcher.h), the lock released, everything freed. */
+static void run_end(struct run *r)
+{
+	size_t i;
+
+	if (r == NULL)
+		return;
+	if (r->lock < 0 || flock(r->lock, LOCK_EX | LOCK_NB) == 0)
+		for (i = 0; i < r->n_pins; i++)
+			warden_bwrap_pin_remove(&r->pins[i]);
+	if (r->lock >= 0)
+		close(r->lock);
+	for (i = 0; i < r->n_pins; i++)
+		free((char *)r->pins[i].rel);
+	free(r->pins);
+	free(r->root);
+	free(r);
+}
+
+static void bwrap_finish(void *state, void *run)
+{
+	(void)state;
+	run_end(run);
+}
+
+/* A fresh read-only descriptor of /dev/null handed to the host for
+ * bwrap to read an empty file from: its number, or -1. */
+static int push_null(struct warden_confine_out *out)
+{
+	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+	return fd >= 0 ? out->push_fd(out->sink, fd) : -1;
+}
+
 /* Adds the mounts of p after the root's bind to a, and to pre the
  * launcher's --unpin of each pin (what bwrap creates on the host).  fds:
  * hand descriptors to the host (every bind then names one).  -1 with
  * err. */
 static int emit_pins(const struct bwrap *b, struct plan *p, const char *root,
                      int fds, struct warden_confine_out *out, struct args *a,
-                     struct args *pre, char *err, size_t errlen)
+                     struct args *pre, struct run *run, char *err,
+                     size_t errlen)
 {
 	char dest[PATH_MAX];
 	size_t i, j;
@@ -1320,7 +1452,12 @@ static int emit_pins(const struct bwrap *b, struct plan *p, const char *root,
 		}
 		if ((nd->kind == K_PIN_DIR || nd->kind == K_PIN_FILE) &&
 		    b->use_launcher) {
-			add(pre, "--unpin"); add(pre, root); add(pre, nd->rel);
+			if (run != NULL) {
+				if (run_pin(run, root, nd->rel, NULL) < 0)
+					a->oom = 1;
+			} else {
+				add(pre, "--unpin"); add(pre, root); add(pre, nd->rel);
+			}
 		}
 		switch (nd->kind) {
 		case K_PIN_DIR:
@@ -1335,11 +1472,28 @@ static int emit_pins(const struct bwrap *b, struct plan *p, const char *root,
 				break;
 			}
 			if (nd->kind == K_PIN_FILE) {
-				add(a, "--ro-bind-data"); add(a, "null"); add(a, dest);
+				int num = run != NULL ? push_null(out) : -1;
+
+				if (run != NULL && num < 0) {
+					WARDEN_PLUGIN_ERR(err, errlen,
+					                  "bwrap: cannot pass /dev/null to bwrap for %s", dest);
+					return -1;
+				}
+				add(a, "--ro-bind-data");
+				if (run != NULL)
+					add_fd(a, num);
+				else
+					add(a, "null");
+				add(a, dest);
 				break;
 			}
-			add(pre, "--pin-text"); add(pre, root); add(pre, nd->rel);
-			add(pre, PIN_TEXT);
+			if (run != NULL) {
+				if (run_pin(run, root, nd->rel, PIN_TEXT) < 0)
+					a->oom = 1;
+			} else {
+				add(pre, "--pin-text"); add(pre, root); add(pre, nd->rel);
+				add(pre, PIN_TEXT);
+			}
 			add(a, "--ro-bind"); add(a, dest); add(a, dest);
 			break;
 		default:
@@ -1372,7 +1526,7 @@ static int emit_pins(const struct bwrap *b, struct plan *p, const char *root,
  * else the launcher takes it when it starts (--lock).  -1 with err. */
 static int lock_root(int rootfd, const char *root, int fds,
                      struct warden_confine_out *out, struct args *pre,
-                     char *err, size_t errlen)
+                     struct run *run, char *err, size_t errlen)
 {
 	int fd, num;
 
@@ -1392,6 +1546,11 @@ static int lock_root(int rootfd, const char *root, int fds,
 			close(fd);
 		return -1;
 	}
+	if (run != NULL) {
+		/* Held here until finish(): bwrap never has it. */
+		run->lock = fd;
+		return 0;
+	}
 	num = out->push_fd(out->sink, fd);
 	if (num < 0) {
 		WARDEN_PLUGIN_ERR(err, errlen,
@@ -1406,8 +1565,8 @@ static int lock_root(int rootfd, const char *root, int fds,
  * facts of out.  -1 with err. */
 static int workspace_flags(struct bwrap *b, const struct warden_policy *policy,
                            const char *root, struct warden_confine_out *out,
-                           struct args *a, struct args *pre, char *err,
-                           size_t errlen)
+                           struct args *a, struct args *pre, struct run *run,
+                           char *err, size_t errlen)
 {
 	struct plan p;
 	int rootfd, fds = 0, rc = -1;
@@ -1430,14 +1589,15 @@ static int workspace_flags(struct bwrap *b, const struct warden_policy *policy,
 		add(a, "--bind"); add(a, root); add(a, root);
 	}
 	/* Held before the walk decides what exists (launcher.h). */
-	if (b->use_launcher && lock_root(rootfd, root, fds, out, pre, err, errlen) < 0)
+	if (b->use_launcher &&
+	    lock_root(rootfd, root, fds, out, pre, run, err, errlen) < 0)
 		goto out;
 	plan_pins(b, policy, root, rootfd, &p);
 	if (p.refuse[0] != '\0') {
 		WARDEN_PLUGIN_ERR(err, errlen, "%s", p.refuse);
 		goto out;
 	}
-	if (emit_pins(b, &p, root, fds, out, a, pre, err, errlen) < 0)
+	if (emit_pins(b, &p, root, fds, out, a, pre, run, err, errlen) < 0)
 		goto out;
 	if (p.n_partial > 0) {
 		out->enforcement = WARDEN_ENFORCEMENT_PARTIAL;
@@ -1564,6 +1724,64 @@ static int network_plan(const struct bwrap *b, const struct warden_policy *polic
 	return 0;
 }
 
+/*
+ * The launcher's part, for a host that spawns bwrap itself: each loader
+ * variable of env becomes bwrap's --setenv (the command gets it, bwrap
+ * never sees it) and every other entry goes to the host's environment for
+ * bwrap (out->push_env); the network guard, when bwrap loads it, is a
+ * memfd handed over as --seccomp.  The host closes every other
+ * descriptor, and asks for SIGKILL with its death and an empty session
+ * keyring in the child (out->spawn_flags, set by the caller).  -1 with
+ * err.
+ */
+static int hosted_flags(struct args *a, const char *const *env,
+                        const char *guard, struct warden_confine_out *out,
+                        char *err, size_t errlen)
+{
+	char name[256];
+	size_t i, n;
+	int fd, num;
+
+	for (i = 0; env[i] != NULL; i++) {
+		n = warden_bwrap_loader_name(env[i]);
+		if (n == 0) {
+			if (out->push_env(out->sink, env[i]) < 0)
+				goto oom;
+			continue;
+		}
+		if (n >= sizeof(name)) {
+			WARDEN_PLUGIN_ERR(err, errlen,
+			                  "bwrap: environment variable %.60s... has a name of %zu bytes: refused",
+			                  env[i], n);
+			return -1;
+		}
+		memcpy(name, env[i], n);
+		name[n] = '\0';
+		add(a, "--setenv"); add(a, name); add(a, env[i] + n + 1);
+	}
+	if (guard != NULL) {
+		fd = warden_bwrap_netguard_memfd(strcmp(guard, "netns") == 0
+		                                 ? WARDEN_NETGUARD_INET_ANY : 0);
+		if (fd >= 0 && fcntl(fd, F_SETFD, FD_CLOEXEC) < 0) {
+			close(fd);
+			fd = -1;
+		}
+		num = fd >= 0 ? out->push_fd(out->sink, fd) : -1;
+		if (num < 0) {
+			WARDEN_PLUGIN_ERR(err, errlen,
+			                  "bwrap: cannot hand bwrap the network guard: %s",
+			                  strerror(errno));
+			return -1;
+		}
+		add(a, "--seccomp"); add_fd(a, num);
+	}
+	if (!a->oom)
+		return 0;
+oom:
+	WARDEN_PLUGIN_ERR(err, errlen, "bwrap: out of memory");
+	return -1;
+}
+
 static int bwrap_confine(void *state, const char *const *argv, size_t argc,
                          const struct warden_policy *policy,
                          struct warden_confine_out *out, char *err,
@@ -1573,6 +1791,8 @@ static int bwrap_confine(void *state, const char *const *argv, size_t argc,
 	const char *root = policy->workspace_root;
 	struct args pre = { NULL, 0, 0, 0 }, a = { NULL, 0, 0, 0 };
 	const char *guard, *gate;
+	const char *const *env = NULL;
+	struct run *run = NULL;
 	size_t i;
 	int level, rc = -1, unshare;
 
@@ -1607,10 +1827,23 @@ static int bwrap_confine(void *state, const char *const *argv, size_t argc,
 
 	if (network_plan(b, policy, out, &guard, &gate, &unshare, err, errlen) < 0)
 		return -1;
+	/* The host spawns bwrap itself and tells us when it has ended
+	 * (plugin.h, spawn_env): the launcher's duties are done here and in
+	 * the host's child (hosted_flags), and bwrap is spawned directly. */
+	if (b->use_launcher && WARDEN_POLICY_HAS(policy, spawn_env) &&
+	    policy->spawn_env != NULL && WARDEN_CONFINE_OUT_HAS(out, run) &&
+	    out->push_env != NULL && out->push_fd != NULL) {
+		env = policy->spawn_env;
+		if ((run = run_new()) == NULL)
+			goto oom;
+	}
 	/* pre: the launcher and its own options (--netguard first); a: bwrap
 	 * and its. */
-	launcher_flags(&pre, b, guard);
+	if (run == NULL)
+		launcher_flags(&pre, b, guard);
 	base_flags(&a, NULL, b->path, level);
+	if (run != NULL && hosted_flags(&a, env, guard, out, err, errlen) < 0)
+		goto done;
 	if (unshare)
 		add(&a, "--unshare-net");
 	if (policy->mode == WARDEN_MODE_WORKSPACE_WRITE) {
@@ -1620,7 +1853,7 @@ static int bwrap_confine(void *state, const char *const *argv, size_t argc,
 			         "protected paths are not held against a rename of their directory: bwrap cannot pin them here (%.120s)",
 			         b->pins_why);
 		}
-		if (workspace_flags(b, policy, root, out, &a, &pre, err, errlen) < 0)
+		if (workspace_flags(b, policy, root, out, &a, &pre, run, err, errlen) < 0)
 			goto done;
 		if (WARDEN_CONFINE_OUT_HAS(out, denial_message))
 			snprintf(out->denial_message, sizeof(out->denial_message),
@@ -1679,11 +1912,22 @@ static int bwrap_confine(void *state, const char *const *argv, size_t argc,
 	    (out->push_writable_root(out->sink, root) < 0 ||
 	     out->push_writable_root(out->sink, "/tmp") < 0))
 		goto oom;
+	if (run != NULL) {
+		/* Last: nothing fails after the files are made. */
+		if (run_make_pins(run, err, errlen) < 0)
+			goto done;
+		out->env_set = 1;
+		out->spawn_flags = WARDEN_SPAWN_DIE_WITH_HOST |
+		                   WARDEN_SPAWN_OWN_SESSION_KEYRING;
+		out->run = run;
+		run = NULL;
+	}
 	rc = 0;
 	goto done;
 oom:
 	WARDEN_PLUGIN_ERR(err, errlen, "bwrap: out of memory");
 done:
+	run_end(run);
 	args_free(&pre);
 	args_free(&a);
 	return rc;
@@ -1731,4 +1975,5 @@ WARDEN_PLUGIN_EXPORT const struct warden_plugin warden_plugin = {
 	.runner_rules = runner_rules,
 	.n_runner_rules = 2,
 	.facts = bwrap_facts,
+	.finish = bwrap_finish,
 };

@@ -32,8 +32,49 @@
 #define WARDEN_BWRAP_LOCK_WAIT_MS 5000
 
 #include <errno.h>
+#include <stddef.h>
 #include <sys/file.h>
+#include <sys/types.h>
 #include <time.h>
+
+/*
+ * launch.c: what the launcher does that the backend also does itself
+ * when the host spawns bwrap directly (plugin.h, spawn_env).
+ *
+ * warden_bwrap_loader_name(entry): the length of NAME in "NAME=VALUE"
+ * when the dynamic loader honours NAME (every LD_ name, and the others
+ * glibc drops for a set-uid program: its "unsecure" list), else 0.  Such
+ * a variable is moved from bwrap's environment to its command's
+ * (--setenv NAME VALUE).
+ *
+ * A pin: a protected path under root (rel: no empty, "." or ".."
+ * component, warden_bwrap_rel_ok) that does not exist and that bwrap
+ * binds over, creating its mount point on the host; text: the content a
+ * file made for it must hold (git's commondir), else NULL.  Every path
+ * is reached from root without following a link.
+ * warden_bwrap_pin_missing: it does not exist now (its directory does).
+ * warden_bwrap_pin_make: creates the missing file with text (O_EXCL),
+ * remembering which file it is; 0, or -1 with errno (nothing left).
+ * warden_bwrap_pin_remove: removes it when it is an empty directory or an
+ * empty regular file, or the file made for it still as made.
+ */
+struct warden_bwrap_pin {
+	const char *root;
+	const char *rel;
+	const char *text;
+	dev_t dev;              /* the file made for text */
+	ino_t ino;
+};
+
+/* The network guard (netguard.h, built for flags) in a memfd at offset
+ * 0, not close-on-exec, for bwrap --seccomp FD; -1 with errno. */
+int warden_bwrap_netguard_memfd(int flags);
+
+size_t warden_bwrap_loader_name(const char *entry);
+int warden_bwrap_rel_ok(const char *rel);
+int warden_bwrap_pin_missing(const struct warden_bwrap_pin *u);
+int warden_bwrap_pin_make(struct warden_bwrap_pin *u);
+void warden_bwrap_pin_remove(const struct warden_bwrap_pin *u);
 
 static inline int warden_bwrap_lock_shared(int fd)
 {

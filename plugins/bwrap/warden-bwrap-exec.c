@@ -136,11 +136,6 @@
 
 extern char **environ;
 
-static const char *const unsafe[] = {
-	"GCONV_PATH", "GETCONF_DIR", "GLIBC_TUNABLES", "HOSTALIASES",
-	"LOCALDOMAIN", "LOCPATH", "MALLOC_TRACE", "NIS_PATH", "NLSPATH",
-	"RESOLV_HOST_CONF", "RES_OPTIONS", "TMPDIR", "TZDIR",
-};
 
 /* bwrap's options (0.8.0 and Debian's additions): how many arguments each
  * takes, and which one (1-based) is a descriptor, 0 for none.  `data`:
@@ -198,23 +193,6 @@ static void fatal(const char *what, const char *fmt, ...)
 	_exit(WARDEN_BWRAP_EXEC_EXIT);
 }
 
-/* The length of NAME in "NAME=VALUE" when NAME is a loader variable. */
-static size_t loader_name(const char *entry)
-{
-	const char *eq = strchr(entry, '=');
-	size_t n, i;
-
-	if (eq == NULL || eq == entry)
-		return 0;
-	n = (size_t)(eq - entry);
-	if (n > 3 && strncmp(entry, "LD_", 3) == 0)
-		return n;
-	for (i = 0; i < sizeof(unsafe) / sizeof(*unsafe); i++)
-		if (strlen(unsafe[i]) == n && strncmp(entry, unsafe[i], n) == 0)
-			return n;
-	return 0;
-}
-
 static const struct option *find_option(const char *arg)
 {
 	size_t i;
@@ -236,29 +214,10 @@ static int cmp_int(const void *a, const void *b)
  * bwrap (not close-on-exec).  Its number, or a fatal error. */
 static int netguard_fd(int flags)
 {
-	struct sock_filter insn[WARDEN_NETGUARD_MAX_INSNS];
-	const char *p = (const char *)insn;
-	size_t left;
-	ssize_t n;
-	int len, fd;
+	int fd = warden_bwrap_netguard_memfd(flags);
 
-	len = warden_netguard_build(flags, insn, WARDEN_NETGUARD_MAX_INSNS);
-	if (len < 0)
-		fatal("netguard", "build: %s", strerror(errno));
-	fd = (int)syscall(SYS_memfd_create, "warden-netguard", 0);
 	if (fd < 0)
-		fatal("netguard", "memfd_create: %s", strerror(errno));
-	for (left = (size_t)len * sizeof(*insn); left > 0; left -= (size_t)n, p += n) {
-		n = write(fd, p, left);
-		if (n < 0 && errno == EINTR) {
-			n = 0;
-			continue;
-		}
-		if (n <= 0)
-			fatal("netguard", "write: %s", n < 0 ? strerror(errno) : "short write");
-	}
-	if (lseek(fd, 0, SEEK_SET) != 0)
-		fatal("netguard", "lseek: %s", strerror(errno));
+		fatal("netguard", "%s", strerror(errno));
 	return fd;
 }
 
@@ -333,14 +292,6 @@ static void scan(int argc, char **argv, int i, int *keep, size_t *n_keep,
 
 /* ------------------------------------------------------------ unpin */
 
-struct unpin {
-	const char *root;
-	const char *rel;
-	const char *text;       /* --pin-text: what the file holds, else NULL */
-	dev_t dev;              /* the file made for --pin-text */
-	ino_t ino;
-};
-
 /* A descriptor number from 3 to 65535, or -1. */
 static int fd_arg(const char *a)
 {
@@ -352,126 +303,6 @@ static int fd_arg(const char *a)
 	if (errno != 0 || end == a || *end != '\0' || v < 3 || v > 65535)
 		return -1;
 	return (int)v;
-}
-
-/* A path relative to a root: no empty, "." or ".." component. */
-static int rel_ok(const char *rel)
-{
-	const char *s = rel, *e;
-
-	if (*rel == '\0' || *rel == '/')
-		return 0;
-	for (;;) {
-		e = strchr(s, '/');
-		if (e == NULL)
-			e = s + strlen(s);
-		if (e == s || (e - s == 1 && s[0] == '.') ||
-		    (e - s == 2 && s[0] == '.' && s[1] == '.'))
-			return 0;
-		if (*e == '\0')
-			return 1;
-		s = e + 1;
-	}
-}
-
-/* The directory holding u's last component, reached from its root without
- * following a link (buf holds the components; *last the last one), or
- * -1. */
-static int open_parent(const struct unpin *u, char *buf, size_t buflen,
-                       const char **last)
-{
-	char *s, *e;
-	int fd, next;
-
-	if ((size_t)snprintf(buf, buflen, "%s", u->rel) >= buflen)
-		return -1;
-	fd = open(u->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	for (s = buf; fd >= 0 && (e = strchr(s, '/')) != NULL; s = e + 1) {
-		*e = '\0';
-		next = openat(fd, s, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		close(fd);
-		fd = next;
-	}
-	*last = s;
-	return fd;
-}
-
-/* Whether u does not exist now (its parent does). */
-static int missing(const struct unpin *u)
-{
-	char buf[4096];
-	const char *last;
-	struct stat st;
-	int fd = open_parent(u, buf, sizeof(buf), &last), r;
-
-	if (fd < 0)
-		return 0;
-	r = fstatat(fd, last, &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT;
-	close(fd);
-	return r;
-}
-
-/* Makes the missing file u with u->text in it, remembering which it is. */
-static void make_pin(struct unpin *u)
-{
-	char buf[4096];
-	const char *last;
-	struct stat st;
-	size_t n = strlen(u->text);
-	int dir = open_parent(u, buf, sizeof(buf), &last), fd = -1;
-
-	if (dir >= 0)
-		fd = openat(dir, last, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		            0644);
-	if (fd < 0 || write(fd, u->text, n) != (ssize_t)n || fstat(fd, &st) < 0 ||
-	    close(fd) < 0)
-		fatal("--pin-text", "%s/%s: %s", u->root, u->rel, strerror(errno));
-	close(dir);
-	u->dev = st.st_dev;
-	u->ino = st.st_ino;
-}
-
-/* Whether the file last in dir is the one make_pin made for u, unchanged. */
-static int made_unchanged(const struct unpin *u, int dir, const char *last,
-                          const struct stat *st)
-{
-	char buf[256];
-	size_t n = strlen(u->text);
-	ssize_t got;
-	int fd, same;
-
-	if (st->st_dev != u->dev || st->st_ino != u->ino ||
-	    (size_t)st->st_size != n || n >= sizeof(buf))
-		return 0;
-	fd = openat(dir, last, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	got = read(fd, buf, sizeof(buf));
-	same = got == (ssize_t)n && memcmp(buf, u->text, n) == 0;
-	close(fd);
-	return same;
-}
-
-/* Removes u when it is an empty directory or an empty regular file, or
- * the file made for it still as made. */
-static void remove_pin(const struct unpin *u)
-{
-	char buf[4096];
-	const char *last;
-	struct stat st;
-	int fd = open_parent(u, buf, sizeof(buf), &last);
-
-	if (fd < 0)
-		return;
-	if (fstatat(fd, last, &st, AT_SYMLINK_NOFOLLOW) == 0) {
-		if (S_ISDIR(st.st_mode))
-			(void)unlinkat(fd, last, AT_REMOVEDIR);  /* fails unless empty */
-		else if (S_ISREG(st.st_mode) &&
-		         (u->text != NULL ? made_unchanged(u, fd, last, &st)
-		                          : st.st_size == 0))
-			(void)unlinkat(fd, last, 0);
-	}
-	close(fd);
 }
 
 static volatile pid_t child_pid;
@@ -487,7 +318,7 @@ static void forward(int sig)
 /* Runs bwrap as a child, waits for it, removes the pins it left, and ends
  * as it ended. */
 __attribute__((noreturn))
-static void supervise(char **args, char **env, const struct unpin *u,
+static void supervise(char **args, char **env, const struct warden_bwrap_pin *u,
                       size_t n_u, int lock)
 {
 	struct sigaction sa;
@@ -536,7 +367,7 @@ static void supervise(char **args, char **env, const struct unpin *u,
 	 * pinned: then the pins stay (launcher.h). */
 	if (lock < 0 || flock(lock, LOCK_EX | LOCK_NB) == 0)
 		for (i = 0; i < n_u; i++)
-			remove_pin(&u[i]);
+			warden_bwrap_pin_remove(&u[i]);
 	if (WIFEXITED(status))
 		_exit(WEXITSTATUS(status));
 	sig = WIFSIGNALED(status) ? WTERMSIG(status) : SIGKILL;
@@ -684,7 +515,7 @@ int main(int argc, char **argv)
 {
 	size_t n_env = 0, n_moved = 0, i, k = 0, e = 0, n_keep = 0, n_nulls = 0;
 	size_t n_u = 0, n_missing = 0;
-	struct unpin *u;
+	struct warden_bwrap_pin *u;
 	char **args, **env, seccomp_arg[16];
 	int *keep, *nulls, b0 = 1, guard, shift, lock = -1;
 	const char *lock_root = NULL;
@@ -739,7 +570,7 @@ int main(int argc, char **argv)
 			fatal("arguments", "%s takes %s", argv[b0],
 			      text ? "three arguments, ROOT, REL and TEXT"
 			           : "two arguments, ROOT and REL");
-		if (argv[b0 + 1][0] != '/' || !rel_ok(argv[b0 + 2]))
+		if (argv[b0 + 1][0] != '/' || !warden_bwrap_rel_ok(argv[b0 + 2]))
 			fatal("arguments", "%s '%s' '%s': want an absolute root and a path relative to it",
 			      argv[b0], argv[b0 + 1], argv[b0 + 2]);
 		u[n_u].root = argv[b0 + 1];
@@ -782,7 +613,7 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; environ != NULL && environ[i] != NULL; i++) {
 		n_env++;
-		if (loader_name(environ[i]) > 0)
+		if (warden_bwrap_loader_name(environ[i]) > 0)
 			n_moved++;
 	}
 	if (guard >= 0)
@@ -797,7 +628,7 @@ int main(int argc, char **argv)
 		args[k++] = seccomp_arg;
 	}
 	for (i = 0; i < n_env; i++) {
-		size_t n = loader_name(environ[i]);
+		size_t n = warden_bwrap_loader_name(environ[i]);
 		char *name;
 
 		if (n == 0) {
@@ -824,10 +655,10 @@ int main(int argc, char **argv)
 	/* Only what is missing now is bwrap's (or ours) to create and ours
 	 * to remove. */
 	for (i = 0; i < n_u; i++) {
-		if (!missing(&u[i]))
+		if (!warden_bwrap_pin_missing(&u[i]))
 			continue;
-		if (u[i].text != NULL)
-			make_pin(&u[i]);
+		if (u[i].text != NULL && warden_bwrap_pin_make(&u[i]) < 0)
+			fatal("--pin-text", "%s/%s: %s", u[i].root, u[i].rel, strerror(errno));
 		u[n_missing++] = u[i];
 	}
 	/* With a lock, this process holds it for the whole run. */
