@@ -63,13 +63,15 @@
  *   1.1  warden_open_args: timeout_ms, kv_size.
  *        warden_policy: read_only_paths, n_read_only_paths, root_fd,
  *          network, allow_unix_sockets, n_allow_unix_sockets
- *          (enum warden_network).
+ *          (enum warden_network), spawn_env.
  *        warden_confine_out: push_fd, read_only_held, network_enforcement,
- *          network_detail, denial_message.
+ *          network_detail, denial_message, push_env, env_set,
+ *          spawn_flags (enum warden_spawn_flag), run.
  *        warden_plugin: runner_rule_size, probe2 (struct warden_probe2,
  *          which adds network_enforcement and network_detail), facts
  *          (the cheap judgement `warden run` confines on; the run is
- *          the proof).
+ *          the proof), finish (with spawn_env: a host that spawns the
+ *          argv itself lets the backend do a launcher's part).
  *        warden_request: argv, argc, program, interpreter,
  *          program_writable, env_removed, n_env_removed, path_dropped,
  *          n_path_dropped, path (the command a request is about, as it

@@ -106,6 +106,26 @@
  * closes every descriptor above 2 but those bwrap's options name: bwrap
  * hands every open descriptor to the command.
  *
+ * Spawned by the host itself (policy->spawn_env, plugin.h: `warden run`
+ * and `warden serve`, which spawn the argv as their own child and call
+ * finish() once they have reaped it), the launcher's part is done in the
+ * host and the argv starts with BWRAP:
+ *
+ *   BWRAP [--setenv NAME VALUE]... [--seccomp N] <the flags above>
+ *         -- ARGV...
+ *
+ * with the same code (launch.c): each loader variable of spawn_env
+ * becomes --setenv and the rest is bwrap's environment (push_env); the
+ * network guard is a memfd handed over (--seccomp N); an empty file is
+ * read from a /dev/null descriptor handed over (--ro-bind-data N); the
+ * root's lock is taken here and kept in this process, never handed to
+ * bwrap; a missing commondir is made here, after the lock; the host's
+ * child asks for SIGKILL with the host's death and joins an empty session
+ * keyring (spawn_flags), and the host closes every descriptor but the
+ * ones handed over; finish() removes the pins when no other run holds
+ * the lock, and releases it.  One process fewer per run; `warden
+ * confine`, whose caller spawns the argv, gets the launcher's form.
+ *
  * Config keys ([backend NAME] with plugin = bwrap):
  *   path       the bwrap binary, absolute (default: configure's
  *              WARDEN_BWRAP_DEFAULT).  Never searched in PATH, and refused

@@ -106,6 +106,11 @@ for c in bw-ro bw-ww; do
 	line=$(timeout 30 cat "$T/fifo")
 	rm -f "$T/fifo"
 	[ "$line" = started ] || fail "$c: the command did not start: '$line'"
+	# warden starts bwrap itself: no launcher process between them.
+	kids=$(pgrep -P $wpid | while read -r p; do readlink "/proc/$p/exe"; done)
+	[ "$kids" = "$(readlink -f /usr/bin/bwrap)" ] &&
+		ok "$c: warden run's one child is bwrap" ||
+		fail "$c: warden run's children are '$kids', want bwrap alone"
 	kill -KILL $wpid
 	wait $wpid 2>/dev/null
 	i=0
@@ -358,7 +363,7 @@ wr bw-ro run -c 'echo c >> f; git add f && git commit -q -m three'
 	ok "bw-ro: git commit refused in read-only (exit $rc)" ||
 	fail "bw-ro: git commit in read-only: exit $rc, head $(git -C "$WS" log --format=%s -1)"
 
-echo "---- a pinned commondir: git works inside, and one left by a killed launcher is harmless"
+echo "---- a pinned commondir: git works inside, and one left by a killed run is harmless"
 fresh_repo
 wr bw-ww run -c 'echo "$(cat .git/commondir)"; git rev-parse --git-common-dir; git -C sub status --short; echo c >> f; git commit -q -am three && git log --format=%s -1'
 [ "$rc" = 0 ] && [ "$(head -n 1 "$T/out")" = . ] && [ "$(tail -n 1 "$T/out")" = three ] &&
@@ -372,8 +377,8 @@ mkfifo "$T/fifo"
 wpid=$!
 line=$(timeout 30 cat "$T/fifo")
 rm -f "$T/fifo"
-# The launcher is warden's child: stop warden, kill the launcher, then
-# warden, so that nothing removes the pins.
+# bwrap is warden's child: stop warden, kill bwrap, then warden, so that
+# nothing removes the pins.
 kill -STOP $wpid
 for p in $(pgrep -P $wpid); do kill -KILL "$p"; done
 kill -KILL $wpid
@@ -382,8 +387,8 @@ i=0
 while [ -n "$(leftovers "sleep $n")" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 if [ "$line" = started ] && [ "$(cat "$WS/.git/commondir" 2>/dev/null)" = . ]; then
 	git -C "$WS" status --short >/dev/null 2>"$T/err" && [ "$(git -C "$WS" log --format=%s -1)" = three ] &&
-		ok "a commondir left by a killed launcher holds '.': the host's git works on" ||
-		fail "a commondir left by a killed launcher breaks git: $(cat "$T/err")"
+		ok "a commondir left by a killed run holds '.': the host's git works on" ||
+		fail "a commondir left by a killed run breaks git: $(cat "$T/err")"
 else
 	fail "the killed run left no commondir to look at (started: '$line')"
 fi
