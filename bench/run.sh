@@ -60,6 +60,10 @@ bare=$("$X" "$N" /bin/true)
 wb=$("$X" "$N" "$W" --config "$cb" run -- /bin/true)
 wl=$("$X" "$N" "$W" --config "$cl" run -- /bin/true)
 row run-bwrap-vs-direct-bwrap us "<= 1.2x" "$wb" "$(echo "$direct" | cut -f1)"
+# The same two, interleaved run by run (bench_exec -p): both meet the same
+# moments of a machine whose speed drifts between the batches above.
+pb=$("$X" -p "$N" $# "$@" "$W" --config "$cb" run -- /bin/true)
+row run-bwrap-vs-direct-bwrap-interleaved us "<= 1.2x" "$(echo "$pb" | cut -f1-4)" "$(echo "$pb" | cut -f5)"
 row run-landlock-vs-bare-exec us "<= 2x" "$wl" "$(echo "$bare" | cut -f1)"
 
 # What the landlock figure is made of, each part run directly in the same

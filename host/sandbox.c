@@ -392,7 +392,9 @@ int warden_confined_exec(const struct warden_confined *c, int status_write)
 	long i, max;
 	size_t k;
 
-	if (fd >= 0 && fd <= 2) {
+	if ((fd >= 0 && fd <= 2) || c->envp != NULL || c->spawn_flags != 0) {
+		/* What a backend asked of the spawner (spawn_env) is
+		 * warden_spawn_run()'s to give: never exec without it. */
 		errno = EINVAL;
 		return -1;
 	}

@@ -123,6 +123,8 @@ void warden_skipped_free(struct warden_skipped *list, size_t n);
  * and each held descriptor to its number, closes every other descriptor
  * above 2, and execs c->argv.  Returns only
  * on failure, with errno set; the caller then _exit()s.  Async-signal-safe.
+ * A confinement with an environment or spawn flags of the backend's
+ * (spawn_env) is refused (EINVAL): warden_spawn_run() gives them.
  */
 int warden_confined_exec(const struct warden_confined *c, int status_write);
 
