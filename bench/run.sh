@@ -56,8 +56,8 @@ set --
 while IFS= read -r a; do set -- "$@" "$a"; done <"$scratch/bwrap.argv"
 [ $# -gt 1 ] || { echo "bench: warden confine printed no argv" >&2; exit 1; }
 direct=$("$X" "$N" "$@")
-bare=$("$X" "$N" /bin/true)
 wb=$("$X" "$N" "$W" --config "$cb" run -- /bin/true)
+bare=$("$X" "$N" /bin/true)
 wl=$("$X" "$N" "$W" --config "$cl" run -- /bin/true)
 row run-bwrap-vs-direct-bwrap us "<= 1.2x" "$wb" "$(echo "$direct" | cut -f1)"
 # The same two, interleaved run by run (bench_exec -p): both meet the same
