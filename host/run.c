@@ -683,8 +683,9 @@ static int spawn_and_classify(struct run_ctx *x, struct warden_run_report *rep,
 		return r;
 	r = warden_spawn_run(&so, sr, err);
 	/* Reaped, or never started: what the backend held for the run
-	 * (a lock, the pins to remove) is released now. */
-	warden_confined_finish(x->confined);
+	 * (a lock, the pins to remove) is released now, the pins only when
+	 * nothing of the run can still be running. */
+	warden_confined_finish(x->confined, r < 0 || sr->all_ended);
 	if (r < 0)
 		return r;
 

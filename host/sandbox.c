@@ -292,15 +292,15 @@ void warden_skipped_free(struct warden_skipped *list, size_t n)
 	free(list);
 }
 
-void warden_confined_finish(struct warden_confined *c)
+void warden_confined_finish(struct warden_confined *c, int ended)
 {
-	void (*finish)(void *, void *);
+	void (*finish)(void *, void *, int);
 
 	if (c == NULL || c->finish == NULL)
 		return;
 	finish = c->finish;
 	c->finish = NULL;
-	finish(c->finish_state, c->run);
+	finish(c->finish_state, c->run, ended != 0);
 	c->run = NULL;
 }
 
@@ -310,7 +310,7 @@ void warden_confined_free(struct warden_confined *c)
 
 	if (c == NULL)
 		return;
-	warden_confined_finish(c);
+	warden_confined_finish(c, 1);
 	strv_free(c->envp);
 	for (i = 0; i < c->n_held; i++)
 		close(c->held_fds[i]);
@@ -1052,7 +1052,7 @@ static int try_backend(struct warden_loaded *b, const struct warden_probe *probe
 	c = calloc(1, sizeof(*c));
 	if (c == NULL) {
 		if (rc == 0 && hosted)
-			b->desc.finish(b->state, co.run);
+			b->desc.finish(b->state, co.run, 1);
 		snprintf(why, whylen, "out of memory");
 		goto fail;
 	}

@@ -101,15 +101,18 @@ struct warden_confined {
 	 * it. */
 	char **envp;
 	int spawn_flags;
-	void (*finish)(void *state, void *run);   /* NULL once called */
+	void (*finish)(void *state, void *run, int ended); /* NULL once called */
 	void *finish_state;
 	void *run;
 };
 
 /* The process spawned from c has been reaped, or none was spawned: the
- * backend releases what the run held (finish()).  Once; nothing without
- * a finish; warden_confined_free() calls it when it was not. */
-void warden_confined_finish(struct warden_confined *c);
+ * backend releases what the run held (finish()); ended: every process of
+ * the run is known to have ended (1), or may not have (0: the backend
+ * keeps what they could be using).  Once; nothing without a finish;
+ * warden_confined_free() calls it, with ended = 1, when it was not (a
+ * caller that spawned calls it first). */
+void warden_confined_finish(struct warden_confined *c, int ended);
 
 /* A view of c's facts for warden_classify(); valid while c lives. */
 struct warden_classify_facts warden_confined_facts(const struct warden_confined *c);

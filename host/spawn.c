@@ -389,8 +389,11 @@ static int list_children(pid_t *out, int max)
 		snprintf(path, sizeof(path), "/proc/self/task/%.20s/children",
 		         de->d_name);
 		f = fopen(path, "re");
-		if (f == NULL)
-			continue;
+		if (f == NULL) {
+			/* A kernel without CONFIG_PROC_CHILDREN: no list. */
+			closedir(d);
+			return -1;
+		}
 		if (fgets(buf, sizeof(buf), f) != NULL) {
 			for (p = buf; n < max; p = end) {
 				v = strtol(p, &end, 10);
@@ -427,9 +430,10 @@ static int children_has(const struct children *c, pid_t pid)
  * what is left of the run after its group was killed, reparented to us
  * because we are a subreaper.  Each round reaps at least one process, and
  * a process is reparented before its parent becomes reapable, so a round
- * that finds nothing new means nothing is left.
+ * that finds nothing new means nothing is left: 0.  -1 when the children
+ * cannot be listed here (nothing is then known).
  */
-static void sweep_descendants(const struct children *before)
+static int sweep_descendants(const struct children *before)
 {
 	static pid_t now[MAX_CHILDREN];
 	int n, i, found;
@@ -437,7 +441,7 @@ static void sweep_descendants(const struct children *before)
 	for (;;) {
 		n = list_children(now, MAX_CHILDREN);
 		if (n < 0)
-			return;
+			return -1;
 		found = 0;
 		for (i = 0; i < n; i++) {
 			if (children_has(before, now[i]))
@@ -448,7 +452,7 @@ static void sweep_descendants(const struct children *before)
 			found = 1;
 		}
 		if (!found)
-			return;
+			return 0;
 	}
 }
 
@@ -752,9 +756,8 @@ int warden_spawn_run(const struct warden_spawn_opts *o,
 	sigemptyset(&handled);
 	for (i = 0; i < N_HANDLED; i++)
 		sigaddset(&handled, handled_signals[i]);
+	/* -1: no list; the sweep then cannot tell what is left. */
 	before.n = list_children(before.pid, MAX_CHILDREN);
-	if (before.n < 0)
-		before.n = 0;
 	install(&saved, &handled);
 
 	fflush(NULL);
@@ -783,6 +786,7 @@ int warden_spawn_run(const struct warden_spawn_opts *o,
 		r->exec_errno = e ? e : ENOEXEC;
 		while (waitpid(pid, &r->wait_status, 0) < 0 && errno == EINTR)
 			;
+		r->all_ended = 1;  /* nothing was executed */
 		r->duration_ms = (long)(now_ms() - start);
 		restore(&saved);
 		goto out_fds;
@@ -867,8 +871,8 @@ int warden_spawn_run(const struct warden_spawn_opts *o,
 	/* Nothing outlives the run: the rest of the group, then whatever
 	 * left it and was reparented to us. */
 	kill(-pid, SIGKILL);
-	if (saved.subreaper_set)
-		sweep_descendants(&before);
+	r->all_ended = saved.subreaper_set && before.n >= 0 &&
+	               sweep_descendants(&before) == 0;
 	while (st_p[0] >= 0)
 		pump_status(&st_p[0], r);
 	gate_decide(&gate, o, r, &copy_ok);

@@ -119,6 +119,10 @@ struct warden_spawn_result {
 	size_t stderr_withheld;   /* with gate_token: bytes of stderr never
 	                             copied out (the last of them are the
 	                             tail's); 0 once the gate opened */
+	int all_ended;            /* 1: the program and everything it left
+	                             behind are known to have ended (reaped
+	                             as a subreaper, or nothing was
+	                             executed); 0: something may still run */
 };
 
 /* Runs o->argv to completion.  Returns 0 with *r filled (also when exec

@@ -523,7 +523,7 @@ static void test_read_only_path_holding_the_root_is_refused(void **state)
  * and finish() removes the pins once the run has ended — unless another
  * run holds the lock (other_holder).
  */
-static void hosted(int other_holder)
+static void hosted(int other_holder, int ended)
 {
 	struct warden_policy p;
 	struct warden_confine_out out;
@@ -612,13 +612,19 @@ static void hosted(int other_holder)
 		assert_true(other >= 0);
 		assert_int_equal(flock(other, LOCK_SH | LOCK_NB), 0);
 	}
-	desc->finish(inst, out.run);
+	desc->finish(inst, out.run, ended);
 	sink_free(&k);
-	if (other_holder) {
-		/* Another run may have bound them: they stay. */
+	if (other_holder || !ended) {
+		/* Another run may have bound them, or something of this one
+		 * may still be running there: they stay... */
 		assert_true(exists(".git/config.worktree"));
 		assert_true(exists(".git/commondir"));
 		assert_true(exists(".git/modules"));
+		if (other >= 0)
+			close(other);
+		/* ...and the lock is released all the same. */
+		other = open(ws, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		assert_int_equal(flock(other, LOCK_EX | LOCK_NB), 0);
 		close(other);
 		return;
 	}
@@ -636,13 +642,21 @@ static void hosted(int other_holder)
 static void test_hosted_run_moves_the_loader_variables_and_finish_unpins(void **state)
 {
 	(void)state;
-	hosted(0);
+	hosted(0, 1);
 }
 
 static void test_hosted_finish_leaves_pins_another_run_may_hold(void **state)
 {
 	(void)state;
-	hosted(1);
+	hosted(1, 1);
+}
+
+/* The host could not tell that every process of the run has ended: the
+ * pins stay, the lock goes. */
+static void test_hosted_finish_leaves_pins_of_a_run_not_known_ended(void **state)
+{
+	(void)state;
+	hosted(0, 0);
 }
 
 /* A confine that fails after the lock was taken and the commondir made
@@ -697,6 +711,7 @@ int main(void)
 		cmocka_unit_test_setup(test_read_only_path_holding_the_root_is_refused, fresh),
 		cmocka_unit_test_setup(test_hosted_run_moves_the_loader_variables_and_finish_unpins, fresh),
 		cmocka_unit_test_setup(test_hosted_finish_leaves_pins_another_run_may_hold, fresh),
+		cmocka_unit_test_setup(test_hosted_finish_leaves_pins_of_a_run_not_known_ended, fresh),
 		cmocka_unit_test_setup(test_hosted_failure_leaves_nothing, fresh),
 	};
 

@@ -45,6 +45,7 @@ struct fake {
 	int hosted;             /* HOSTED_*: what it answers to spawn_env */
 	int finishes;           /* finish() calls */
 	void *finished;         /* the run state finish() last got */
+	int ended;              /* and what it was told of the run's end */
 };
 
 enum { HOSTED_NONE = 0, HOSTED_GOOD, HOSTED_BAD_FLAG, HOSTED_BAD_ENTRY, HOSTED_UNASKED };
@@ -118,12 +119,13 @@ static int fake_confine(void *state, const char *const *argv, size_t argc,
 	return 0;
 }
 
-static void fake_finish(void *state, void *run)
+static void fake_finish(void *state, void *run, int ended)
 {
 	struct fake *f = state;
 
 	f->finishes++;
 	f->finished = run;
+	f->ended = ended;
 }
 
 static const int fake_codes[] = { 125 };
@@ -993,18 +995,21 @@ static void test_spawn_env_reaches_only_a_finishing_backend_of_a_spawning_caller
 	assert_null(c->envp[2]);
 	assert_int_equal(c->spawn_flags, WARDEN_SPAWN_DIE_WITH_HOST);
 	assert_int_equal(fakes[0].finishes, 0);
-	warden_confined_finish(c);
+	warden_confined_finish(c, 0);
 	assert_int_equal(fakes[0].finishes, 1);
 	assert_ptr_equal(fakes[0].finished, &run_token);
-	warden_confined_finish(c);
+	assert_int_equal(fakes[0].ended, 0);
+	warden_confined_finish(c, 1);
 	warden_confined_free(c);
 	assert_int_equal(fakes[0].finishes, 1);
+	assert_int_equal(fakes[0].ended, 0);
 
 	/* Freed without a finish: free finishes. */
 	assert_int_equal(warden_sandbox_confine_flags(svc, argv, 1, &p, WARDEN_CONFINE_PASS_FDS,
 	                                              &c, &err), 0);
 	warden_confined_free(c);
 	assert_int_equal(fakes[0].finishes, 2);
+	assert_int_equal(fakes[0].ended, 1);  /* nothing was spawned */
 	warden_sandbox_free(svc);
 
 	/* A backend without finish() never sees it. */
@@ -1047,6 +1052,8 @@ static void test_a_backend_answer_to_spawn_env_outside_the_contract_skips_it(voi
 		assert_non_null(strstr(err.msg, bad[i].why));
 		/* What it held for the run is released all the same. */
 		assert_int_equal(fakes[0].finishes, bad[i].hosted == HOSTED_UNASKED ? 0 : 1);
+		if (bad[i].hosted != HOSTED_UNASKED)
+			assert_int_equal(fakes[0].ended, 1);
 		warden_sandbox_free(svc);
 	}
 }

@@ -671,6 +671,8 @@ static void test_background_leftover_is_killed_when_the_command_exits(void **sta
 	assert_true(WIFEXITED(r->wait_status));
 	assert_int_equal(WEXITSTATUS(r->wait_status), 0);
 	assert_gone(read_pid("leftover"));
+	/* Swept as a subreaper: known to have ended, all of it. */
+	assert_int_equal(r->all_ended, 1);
 	free(r);
 }
 

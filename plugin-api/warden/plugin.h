@@ -663,9 +663,13 @@ struct warden_plugin {
 	 * policy->spawn_env and returned 0, in the same process, when the
 	 * process it spawned has been reaped, or when it spawned none (the
 	 * run stopped before, or the confinement was refused): release what
-	 * `run` (out->run, maybe NULL) holds.  Without it the host never
-	 * sets spawn_env.  Must not block for long. */
-	void (*finish)(void *state, void *run);
+	 * `run` (out->run, maybe NULL) holds.  ended = 1: every process of
+	 * the run has ended (the host reaped the process and all it left
+	 * behind, or spawned none); 0: the host cannot tell, so something of
+	 * the run may still be running: keep what it could still be using
+	 * (bwrap keeps its pins), release the rest.  Without finish() the
+	 * host never sets spawn_env.  Must not block for long. */
+	void (*finish)(void *state, void *run, int ended);
 };
 
 /* Whether a descriptor (its struct_size) includes `field`: for the host,

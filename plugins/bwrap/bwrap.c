@@ -1395,15 +1395,17 @@ static int run_make_pins(struct run *r, char *err, size_t errlen)
 	return 0;
 }
 
-/* The end of a run: its pins removed when no other run on the root holds
- * the lock (launcher.h), the lock released, everything freed. */
-static void run_end(struct run *r)
+/* The end of a run: its pins removed when every process of the run has
+ * ended (ended) and no other run on the root holds the lock (launcher.h),
+ * the lock released, everything freed.  A pin removed while something of
+ * the sandbox still runs would detach its mount under that process. */
+static void run_end(struct run *r, int ended)
 {
 	size_t i;
 
 	if (r == NULL)
 		return;
-	if (r->lock < 0 || flock(r->lock, LOCK_EX | LOCK_NB) == 0)
+	if (ended && (r->lock < 0 || flock(r->lock, LOCK_EX | LOCK_NB) == 0))
 		for (i = 0; i < r->n_pins; i++)
 			warden_bwrap_pin_remove(&r->pins[i]);
 	if (r->lock >= 0)
@@ -1415,10 +1417,10 @@ static void run_end(struct run *r)
 	free(r);
 }
 
-static void bwrap_finish(void *state, void *run)
+static void bwrap_finish(void *state, void *run, int ended)
 {
 	(void)state;
-	run_end(run);
+	run_end(run, ended);
 }
 
 /* A fresh read-only descriptor of /dev/null handed to the host for
@@ -1541,16 +1543,18 @@ static int emit_pins(const struct bwrap *b, struct plan *p, const char *root,
 }
 
 /* The shared lock on the root that runs overlapping there hold
- * (launcher.h).  fds: taken here, before the walk, on a descriptor the
- * host hands the launcher (--lock-fd), which holds it until it ends;
- * else the launcher takes it when it starts (--lock).  -1 with err. */
+ * (launcher.h).  run (the host spawns bwrap itself): taken here and kept
+ * in run until finish().  Else fds: taken here, before the walk, on a
+ * descriptor the host hands the launcher (--lock-fd), which holds it until
+ * it ends; else the launcher takes it when it starts (--lock).  -1 with
+ * err. */
 static int lock_root(int rootfd, const char *root, int fds,
                      struct warden_confine_out *out, struct args *pre,
                      struct run *run, char *err, size_t errlen)
 {
 	int fd, num;
 
-	if (!fds) {
+	if (!fds && run == NULL) {
 		add(pre, "--lock"); add(pre, root);
 		return 0;
 	}
@@ -1919,6 +1923,12 @@ static int bwrap_confine(void *state, const char *const *argv, size_t argc,
 	}
 	if (a.oom || pre.oom)
 		goto oom;
+	if (run != NULL && pre.n > 0) {
+		/* The launcher's options without the launcher: never. */
+		WARDEN_PLUGIN_ERR(err, errlen, "bwrap: launcher option %s in a run the host spawns",
+		                  pre.v[0]);
+		goto done;
+	}
 	for (i = 0; i < pre.n; i++)
 		if (out->push_arg(out->sink, pre.v[i]) < 0)
 			goto oom;
@@ -1947,7 +1957,7 @@ static int bwrap_confine(void *state, const char *const *argv, size_t argc,
 oom:
 	WARDEN_PLUGIN_ERR(err, errlen, "bwrap: out of memory");
 done:
-	run_end(run);
+	run_end(run, 1);  /* nothing ran: only what was made here is removed */
 	args_free(&pre);
 	args_free(&a);
 	return rc;

@@ -57,7 +57,10 @@
  * When one of them does not exist yet, the launcher does not exec bwrap
  * but runs it as its child (which also dies with it), forwards the
  * signals a spawner sends (INT, TERM, HUP, QUIT), and once bwrap has
- * ended removes each such path it saw missing that is now an empty
+ * ended — and with it the whole sandbox: as the subreaper of what bwrap
+ * leaves behind, it kills and reaps the rest first, since a pin removed
+ * under a process still running there would detach its mount —
+ * removes each such path it saw missing that is now an empty
  * directory or an empty regular file, or the file it created still
  * holding TEXT (each reached from ROOT without following any link), then
  * ends as bwrap did: its exit status, or its signal.  A launcher killed
@@ -315,6 +318,31 @@ static void forward(int sig)
 		kill(child_pid, sig);
 }
 
+/* Kills what is left of the sandbox, now our children (we are their
+ * subreaper), and reaps until none is left: the sandbox's first process
+ * is reapable only once every process in its PID namespace has ended. */
+static void end_sandbox(void)
+{
+	char path[64], buf[4096], *p, *end;
+	ssize_t n;
+	long v;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/children", (int)getpid());
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		buf[n > 0 ? n : 0] = '\0';
+		for (p = buf; (v = strtol(p, &end, 10)) > 0 && end != p; p = end)
+			kill((pid_t)v, SIGKILL);
+	}
+	/* Without the list (a kernel without CONFIG_PROC_CHILDREN) the wait
+	 * alone: bwrap's --die-with-parent kills them. */
+	while (waitpid(-1, NULL, 0) >= 0 || errno == EINTR)
+		;
+}
+
 /* Runs bwrap as a child, waits for it, removes the pins it left, and ends
  * as it ended. */
 __attribute__((noreturn))
@@ -337,6 +365,11 @@ static void supervise(char **args, char **env, const struct warden_bwrap_pin *u,
 	sigemptyset(&sa.sa_mask);
 	for (i = 0; i < sizeof(forwarded) / sizeof(*forwarded); i++)
 		sigaction(forwarded[i], &sa, NULL);
+	/* What bwrap leaves behind when it ends (its child, the sandbox's
+	 * first process) becomes ours, so that we see the whole sandbox
+	 * end before a pin is removed. */
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
+		fatal("prctl", "PR_SET_CHILD_SUBREAPER: %s", strerror(errno));
 	pid = fork();
 	if (pid < 0)
 		fatal("fork", "%s", strerror(errno));
@@ -363,6 +396,12 @@ static void supervise(char **args, char **env, const struct warden_bwrap_pin *u,
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			fatal("waitpid", "%s", strerror(errno));
+	child_pid = 0;
+	/* bwrap may end before its sandbox does (a signal forwarded to it,
+	 * say): its processes would still be running there when a pin is
+	 * removed, which detaches the pin's mount under them.  So the rest
+	 * is killed, and everything reaped, first. */
+	end_sandbox();
 	/* Another run on the root that holds its lock may bind what we
 	 * pinned: then the pins stay (launcher.h). */
 	if (lock < 0 || flock(lock, LOCK_EX | LOCK_NB) == 0)

@@ -78,4 +78,29 @@ wait $wpid
 [ -z "$(pgrep -f ": $TAGN")" ] && ok "nothing of the command is left after SIGTERM" ||
 	fail "left behind: $(pgrep -af ": $TAGN")"
 
+# A bwrap without --bind-fd (bubblewrap before 0.5, emulated): the binds
+# name paths, and the lock is still taken and kept here, never left to a
+# launcher that is not there.
+mkdir -p "$T/bin"
+chmod 755 "$T/bin"
+cat >"$T/bin/bwrap-nofd" <<'SH'
+#!/bin/sh
+for a in "$@"; do
+	case $a in
+	--bind-fd|--ro-bind-fd) echo "bwrap: Unknown option $a" >&2; exit 1 ;;
+	--) break ;;
+	esac
+done
+exec /usr/bin/bwrap "$@"
+SH
+chmod 755 "$T/bin/bwrap-nofd"
+config nofd workspace-write "[backend bwrap]
+plugin = $BWRAP_SO
+launcher = $top_builddir/plugins/bwrap/warden-bwrap-exec
+path = $T/bin/bwrap-nofd"
+wr nofd run -c 'test -d .git && echo pinned'
+[ "$rc" = 0 ] && [ "$(tail -n 1 "$T/out")" = pinned ] && [ ! -e "$T/ws/.git" ] &&
+	ok "a bwrap without --bind-fd: the run is confined, its pin removed after" ||
+	fail "a bwrap without --bind-fd: exit $rc: $(cat "$T/out" "$T/err")"
+
 finish
