@@ -395,10 +395,22 @@ static int list_children(pid_t *out, int max)
 			return -1;
 		}
 		if (fgets(buf, sizeof(buf), f) != NULL) {
-			for (p = buf; n < max; p = end) {
+			/* A list longer than buf, or than max: not all of it
+			 * is known. */
+			if (strlen(buf) == sizeof(buf) - 1) {
+				fclose(f);
+				closedir(d);
+				return -1;
+			}
+			for (p = buf; ; p = end) {
 				v = strtol(p, &end, 10);
 				if (end == p)
 					break;
+				if (n == max) {
+					fclose(f);
+					closedir(d);
+					return -1;
+				}
 				out[n++] = (pid_t)v;
 			}
 		}

@@ -52,7 +52,10 @@
  *     launcher removes its pins only when no other run holds one
  *     (launcher.h);
  *   - an ancestor that is a file (the `.git` file of a linked worktree) is
- *     bound read-only: it can be neither rewritten nor replaced;
+ *     bound read-only: it can be neither rewritten nor replaced; so is an
+ *     ancestor that is an empty directory (a pin another run left, a
+ *     `.git` made by hand): bound writable, a command could fill it with
+ *     a repository of its own (empty_dir());
  *   - a component with a glob (the `*` of .git/modules/NAME/hooks) closes
  *     the directory it is matched in: that directory is bound read-only (no
  *     new entry can appear in it) and each existing matching directory is
@@ -842,6 +845,7 @@ struct seen {
 	int fd;         /* owned; -1 when the open or the fstat failed */
 	int err;        /* that errno, 0 when opened */
 	mode_t mode;    /* st_mode, when opened */
+	int empty;      /* a directory with no entry: 1, 0, or -1 not known yet */
 };
 
 struct plan {
@@ -959,6 +963,7 @@ static int look(struct plan *p, int dirfd, const char *name,
 		goto oom;
 	s->err = 0;
 	s->mode = 0;
+	s->empty = -1;
 	s->fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (s->fd < 0) {
 		s->err = errno;
@@ -975,6 +980,44 @@ static int look(struct plan *p, int dirfd, const char *name,
 oom:
 	refuse(p, "bwrap: out of memory");
 	return -1;
+}
+
+/*
+ * Whether the directory the walk saw as `child` (e) has no entry.  An
+ * empty directory on the way to a protected path is no repository: a pin
+ * left by a run that overlapped or was killed, or one made by hand.
+ * Bound writable as the way to what it would hold, a command could fill
+ * it (HEAD, objects, a rebase's todo list with an `exec` line) and leave
+ * the host a repository it never had; so it is bound read-only instead.
+ * Unreadable counts as empty: read-only is the safer side.
+ */
+static int empty_dir(struct plan *p, const char *child, int fd)
+{
+	struct dirent *de;
+	DIR *d;
+	size_t i;
+	int dfd, empty = 1;
+
+	for (i = 0; i < p->n_seen; i++)
+		if (strcmp(p->seen[i].rel, child) == 0 && p->seen[i].empty >= 0)
+			return p->seen[i].empty;
+	dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	d = dfd >= 0 ? fdopendir(dfd) : NULL;
+	if (d == NULL) {
+		if (dfd >= 0)
+			close(dfd);
+	} else {
+		while ((de = readdir(d)) != NULL)
+			if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0) {
+				empty = 0;
+				break;
+			}
+		closedir(d);
+	}
+	for (i = 0; i < p->n_seen; i++)
+		if (strcmp(p->seen[i].rel, child) == 0)
+			p->seen[i].empty = empty;
+	return empty;
 }
 
 static int dup_fd(int fd)
@@ -1054,7 +1097,9 @@ static void walk(struct plan *p, const struct target *t, int dirfd,
 				       strerror(e.err));
 				break;
 			}
-			if (S_ISDIR(e.mode)) {
+			if (S_ISDIR(e.mode) && !t->strict && empty_dir(p, child, e.fd)) {
+				mark(p, child, K_RO, e.fd, t->strict);
+			} else if (S_ISDIR(e.mode)) {
 				mark(p, child, K_ANCHOR, e.fd, t->strict);
 				walk(p, t, e.fd, child, i + 1);
 			} else if (S_ISLNK(e.mode)) {
@@ -1085,9 +1130,11 @@ static void walk(struct plan *p, const struct target *t, int dirfd,
 		symlink_on_way(p, t, child);
 		return;
 	}
-	if (last || !S_ISDIR(e.mode)) {
+	if (last || !S_ISDIR(e.mode) ||
+	    (!t->strict && empty_dir(p, child, e.fd))) {
 		/* The path itself, or a file where a directory would lead to
-		 * it (a `.git` file): neither rewritten nor replaced. */
+		 * it (a `.git` file), or an empty directory on the way (see
+		 * empty_dir): neither rewritten, filled nor replaced. */
 		mark(p, child, K_RO, e.fd, t->strict);
 		return;
 	}

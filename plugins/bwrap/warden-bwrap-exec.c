@@ -58,8 +58,10 @@
  * but runs it as its child (which also dies with it), forwards the
  * signals a spawner sends (INT, TERM, HUP, QUIT), and once bwrap has
  * ended — and with it the whole sandbox: as the subreaper of what bwrap
- * leaves behind, it kills and reaps the rest first, since a pin removed
- * under a process still running there would detach its mount —
+ * leaves behind, it kills and reaps the rest first (not the children its
+ * caller started before it exec'd this one), since a pin removed under a
+ * process still running there would detach its mount; where it cannot
+ * list its children, the pins stay —
  * removes each such path it saw missing that is now an empty
  * directory or an empty regular file, or the file it created still
  * holding TEXT (each reached from ROOT without following any link), then
@@ -318,29 +320,102 @@ static void forward(int sig)
 		kill(child_pid, sig);
 }
 
-/* Kills what is left of the sandbox, now our children (we are their
- * subreaper), and reaps until none is left: the sandbox's first process
- * is reapable only once every process in its PID namespace has ended. */
-static void end_sandbox(void)
+/* Our children now (the whole list, however long), into *out (malloc'd,
+ * *n of them); -1 when the kernel cannot list them (no
+ * CONFIG_PROC_CHILDREN) or out of memory. */
+static int children(pid_t **out, size_t *n)
 {
-	char path[64], buf[4096], *p, *end;
-	ssize_t n;
+	char path[64], *buf = NULL, *p, *end, *nb;
+	size_t len = 0, cap = 0, k = 0;
+	ssize_t got;
 	long v;
 	int fd;
 
+	*out = NULL;
+	*n = 0;
 	snprintf(path, sizeof(path), "/proc/self/task/%d/children", (int)getpid());
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		buf[n > 0 ? n : 0] = '\0';
-		for (p = buf; (v = strtol(p, &end, 10)) > 0 && end != p; p = end)
-			kill((pid_t)v, SIGKILL);
+	if (fd < 0)
+		return -1;
+	for (;;) {
+		if (len + 4096 + 1 > cap) {
+			cap = cap ? cap * 2 : 8192;
+			if ((nb = realloc(buf, cap)) == NULL)
+				goto fail;
+			buf = nb;
+		}
+		got = read(fd, buf + len, cap - len - 1);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			goto fail;
+		if (got == 0)
+			break;
+		len += (size_t)got;
 	}
-	/* Without the list (a kernel without CONFIG_PROC_CHILDREN) the wait
-	 * alone: bwrap's --die-with-parent kills them. */
-	while (waitpid(-1, NULL, 0) >= 0 || errno == EINTR)
-		;
+	close(fd);
+	fd = -1;
+	if (buf == NULL)
+		return 0;
+	buf[len] = '\0';
+	*out = calloc(len / 2 + 1, sizeof(**out));
+	if (*out == NULL)
+		goto fail;
+	for (p = buf; (v = strtol(p, &end, 10)) > 0 && end != p; p = end)
+		(*out)[k++] = (pid_t)v;
+	*n = k;
+	free(buf);
+	return 0;
+fail:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	free(*out);
+	*out = NULL;
+	return -1;
+}
+
+static int listed(const pid_t *v, size_t n, pid_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (v[i] == pid)
+			return 1;
+	return 0;
+}
+
+/*
+ * Kills what is left of the sandbox, now our children (we are their
+ * subreaper), and reaps it: every child that was not ours before bwrap
+ * started (`before`: what our caller started before it exec'd us is not
+ * the sandbox's and is left alone).  The sandbox's first process is
+ * reapable only once every process in its PID namespace has ended, and a
+ * process is reparented before its parent becomes reapable, so a round
+ * that finds no new child means nothing of the sandbox is left: 0.  -1
+ * when that cannot be known (the children cannot be listed).
+ */
+static int end_sandbox(const pid_t *before, size_t n_before)
+{
+	pid_t *now;
+	size_t n, i;
+	int found;
+
+	do {
+		if (children(&now, &n) < 0)
+			return -1;
+		found = 0;
+		for (i = 0; i < n; i++) {
+			if (listed(before, n_before, now[i]))
+				continue;
+			kill(now[i], SIGKILL);
+			while (waitpid(now[i], NULL, 0) < 0 && errno == EINTR)
+				;
+			found = 1;
+		}
+		free(now);
+	} while (found);
+	return 0;
 }
 
 /* Runs bwrap as a child, waits for it, removes the pins it left, and ends
@@ -352,9 +427,9 @@ static void supervise(char **args, char **env, const struct warden_bwrap_pin *u,
 	struct sigaction sa;
 	struct rlimit no_core = { 0, 0 };
 	sigset_t set, old;
-	pid_t pid, self = getpid();
-	int status, sig;
-	size_t i;
+	pid_t pid, self = getpid(), *before = NULL;
+	size_t i, n_before = 0;
+	int status, sig, ended;
 
 	sigemptyset(&set);
 	for (i = 0; i < sizeof(forwarded) / sizeof(*forwarded); i++)
@@ -370,6 +445,9 @@ static void supervise(char **args, char **env, const struct warden_bwrap_pin *u,
 	 * end before a pin is removed. */
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
 		fatal("prctl", "PR_SET_CHILD_SUBREAPER: %s", strerror(errno));
+	/* Without the list nothing can be known of the sandbox's end, and
+	 * the pins stay (ended below). */
+	ended = children(&before, &n_before) == 0;
 	pid = fork();
 	if (pid < 0)
 		fatal("fork", "%s", strerror(errno));
@@ -400,11 +478,13 @@ static void supervise(char **args, char **env, const struct warden_bwrap_pin *u,
 	/* bwrap may end before its sandbox does (a signal forwarded to it,
 	 * say): its processes would still be running there when a pin is
 	 * removed, which detaches the pin's mount under them.  So the rest
-	 * is killed, and everything reaped, first. */
-	end_sandbox();
+	 * is killed, and reaped, first; when that cannot be known, the pins
+	 * stay. */
+	ended = ended && end_sandbox(before, n_before) == 0;
+	free(before);
 	/* Another run on the root that holds its lock may bind what we
 	 * pinned: then the pins stay (launcher.h). */
-	if (lock < 0 || flock(lock, LOCK_EX | LOCK_NB) == 0)
+	if (ended && (lock < 0 || flock(lock, LOCK_EX | LOCK_NB) == 0))
 		for (i = 0; i < n_u; i++)
 			warden_bwrap_pin_remove(&u[i]);
 	if (WIFEXITED(status))
@@ -563,6 +643,10 @@ int main(int argc, char **argv)
 	/* Die with the spawner: kept across the exec of bwrap. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
 		fatal("prctl", "PR_SET_PDEATHSIG: %s", strerror(errno));
+	/* A spawner that ignores SIGCHLD hands that on through exec: our
+	 * children, and bwrap's, would then be reaped by the kernel unseen,
+	 * and no wait here (nor the gate's) could tell when they end. */
+	signal(SIGCHLD, SIG_DFL);
 	if (argc > 1 && strcmp(argv[1], "--gate") == 0)
 		gate(argc, argv);
 	/* A session keyring of bwrap's own, empty: the spawner's would be

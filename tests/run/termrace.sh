@@ -61,4 +61,38 @@ time.sleep(2); p.terminate(); p.wait()' "$T/argv" "$T/o") ;;
 	fi
 	[ -z "$(pgrep -f 'os.rename\(\\"fakegit')" ] || fail "$how: the command's processes outlived the run"
 done
+# The launcher as its caller may start it: exec'd by a process with a job
+# of its own (the launcher reaps what bwrap leaves behind, and only that),
+# and with SIGCHLD ignored (inherited through exec: the launcher must
+# still see bwrap and the sandbox end).  Either way the command's status
+# is the launcher's and the pin is gone after.
+R=$T/r-caller
+mkdir "$R"
+printf '[warden]\ndefault_mode = workspace-write\nstate_dir = %s\nworkspace_root = %s\n[backend bwrap]\nplugin = %s\nlauncher = %s\n' \
+	"$T/state" "$R" "$BWRAP_SO" "$top_builddir/plugins/bwrap/warden-bwrap-exec" >"$T/c.ini"
+(cd "$R" && "$WARDEN" --config "$T/c.ini" confine -0 -- sh -c 'exit 3') >"$T/argv"
+(cd "$R" && exec "$PY" -c '
+import os, sys, subprocess
+p = subprocess.Popen(["sleep", "300"]); open(sys.argv[2], "w").write(str(p.pid))
+argv = open(sys.argv[1], "rb").read().split(b"\0")[:-1]
+os.execv(argv[0], argv)' "$T/argv" "$T/bg")
+rc=$?
+bg=$(cat "$T/bg")
+if kill -0 "$bg" 2>/dev/null; then
+	ok "the launcher left its caller's own job ($bg) alone"
+	kill "$bg"
+else
+	fail "the launcher killed its caller's own job ($bg)"
+fi
+[ $rc = 3 ] && [ ! -e "$R/.git" ] && ok "a caller with a job of its own: exit 3, the pin gone" ||
+	fail "a caller with a job of its own: exit $rc, want 3; $(ls -A "$R")"
+(cd "$R" && exec timeout 20 "$PY" -c '
+import signal, os, sys
+signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+argv = open(sys.argv[1], "rb").read().split(b"\0")[:-1]
+os.execv(argv[0], argv)' "$T/argv")
+rc=$?
+[ $rc = 3 ] && [ ! -e "$R/.git" ] && ok "a caller that ignores SIGCHLD: exit 3, the pin gone" ||
+	fail "a caller that ignores SIGCHLD: exit $rc (124: it hung), want 3; $(ls -A "$R")"
+
 finish
