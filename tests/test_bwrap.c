@@ -462,24 +462,34 @@ static void test_read_only_paths_held_by_every_route_bound_by_path(void **state)
 	read_only_paths_held(0);
 }
 
+/* A workspace-write policy whose one read-only path, path, lies behind a
+ * symbolic link in the root (lnk -> real). */
+static void ro_behind_link(struct warden_policy *p, char *path, size_t len,
+                           const char **ro)
+{
+	char cmd[3 * PATH_MAX];
+
+	xsnprintf(cmd, sizeof(cmd), "mkdir '%s/real' && ln -s real '%s/lnk'", ws, ws);
+	sh(cmd);
+	policy_init(p, WARDEN_MODE_WORKSPACE_WRITE);
+	xsnprintf(path, len, "%s/lnk/warden.ini", ws);
+	ro[0] = path;
+	p->read_only_paths = ro;
+	p->n_read_only_paths = 1;
+}
+
 static void test_read_only_path_behind_a_symlink_is_refused_by_name(void **state)
 {
 	struct warden_policy p;
 	struct warden_confine_out out;
 	struct sink k;
-	char err[512], cmd[3 * PATH_MAX], path[PATH_MAX];
+	char err[512], path[PATH_MAX];
 	const char *ro[1];
 
 	(void)state;
 	memset(&k, 0, sizeof(k));
 	k.pass = 1;
-	xsnprintf(cmd, sizeof(cmd), "mkdir '%s/real' && ln -s real '%s/lnk'", ws, ws);
-	sh(cmd);
-	policy_init(&p, WARDEN_MODE_WORKSPACE_WRITE);
-	xsnprintf(path, sizeof(path), "%s/lnk/warden.ini", ws);
-	ro[0] = path;
-	p.read_only_paths = ro;
-	p.n_read_only_paths = 1;
+	ro_behind_link(&p, path, sizeof(path), ro);
 	assert_int_equal(confine(&p, &k, &out, "true", err, sizeof(err)), -1);
 	assert_non_null(strstr(err, path));
 	assert_non_null(strstr(err, "lnk in the workspace root is a symbolic link"));
@@ -513,6 +523,18 @@ static void test_read_only_path_holding_the_root_is_refused(void **state)
 	sink_free(&k);
 }
 
+/* out as a host that spawns bwrap itself sets it (push_env). */
+static void hosted_out(struct warden_confine_out *out, struct sink *k)
+{
+	memset(out, 0, sizeof(*out));
+	out->struct_size = sizeof(*out);
+	out->sink = k;
+	out->push_arg = push_arg;
+	out->push_writable_root = push_root;
+	out->push_fd = push_fd;
+	out->push_env = push_env;
+}
+
 /*
  * A host that spawns bwrap itself (spawn_env, finish): no launcher in the
  * argv; the loader's variables leave bwrap's environment for --setenv;
@@ -544,13 +566,7 @@ static void hosted(int other_holder, int ended)
 	          "cd %s || exit 9; printf '%%s|%%s|%%s' \"$LD_LIBRARY_PATH\" \"$TMPDIR\" \"$KEEP\" > got; "
 	          "ls /proc/self/fd > fds; echo evil > .git/commondir; echo evil > .git/config.worktree; "
 	          "mkdir .git/modules/m; true", ws);
-	memset(&out, 0, sizeof(out));
-	out.struct_size = sizeof(out);
-	out.sink = &k;
-	out.push_arg = push_arg;
-	out.push_writable_root = push_root;
-	out.push_fd = push_fd;
-	out.push_env = push_env;
+	hosted_out(&out, &k);
 	{
 		const char *argv[] = { "/bin/sh", "-c", script };
 
@@ -666,7 +682,7 @@ static void test_hosted_failure_leaves_nothing(void **state)
 	struct warden_policy p;
 	struct warden_confine_out out;
 	struct sink k;
-	char err[512], cmd[3 * PATH_MAX], path[PATH_MAX];
+	char err[512], path[PATH_MAX];
 	const char *env[] = { "PATH=/bin", NULL };
 	const char *ro[1];
 	const char *argv[] = { "/bin/true" };
@@ -675,21 +691,9 @@ static void test_hosted_failure_leaves_nothing(void **state)
 	(void)state;
 	memset(&k, 0, sizeof(k));
 	k.pass = 1;
-	xsnprintf(cmd, sizeof(cmd), "mkdir '%s/real' && ln -s real '%s/lnk'", ws, ws);
-	sh(cmd);
-	policy_init(&p, WARDEN_MODE_WORKSPACE_WRITE);
-	xsnprintf(path, sizeof(path), "%s/lnk/warden.ini", ws);
-	ro[0] = path;
-	p.read_only_paths = ro;
-	p.n_read_only_paths = 1;
+	ro_behind_link(&p, path, sizeof(path), ro);
 	p.spawn_env = env;
-	memset(&out, 0, sizeof(out));
-	out.struct_size = sizeof(out);
-	out.sink = &k;
-	out.push_arg = push_arg;
-	out.push_writable_root = push_root;
-	out.push_fd = push_fd;
-	out.push_env = push_env;
+	hosted_out(&out, &k);
 	assert_int_equal(desc->confine(inst, argv, 1, &p, &out, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "lnk in the workspace root is a symbolic link"));
 	assert_null(out.run);

@@ -256,23 +256,16 @@ static int has_glob(const char *s, size_t n)
  * path, else why not. */
 static const char *protected_bad(const char *p)
 {
-	const char *s = p, *e;
+	const char *last = strrchr(p, '/');
 
 	if (*p == '\0' || *p == '/')
 		return "must be a path relative to the workspace root";
-	for (;;) {
-		e = strchr(s, '/');
-		if (e == NULL)
-			e = s + strlen(s);
-		if (e == s || (e - s == 1 && s[0] == '.') ||
-		    (e - s == 2 && s[0] == '.' && s[1] == '.'))
-			return "must be a path relative to the workspace root without '.', '..' or empty components";
-		if (*e == '\0')
-			return has_glob(s, (size_t)(e - s))
-				? "may have a glob (* ? [) only before its last component"
-				: NULL;
-		s = e + 1;
-	}
+	if (!warden_bwrap_rel_ok(p))
+		return "must be a path relative to the workspace root without '.', '..' or empty components";
+	last = last != NULL ? last + 1 : p;
+	return has_glob(last, strlen(last))
+		? "may have a glob (* ? [) only before its last component"
+		: NULL;
 }
 
 static int add_protected(struct bwrap *b, const char *value, unsigned line,
