@@ -133,6 +133,11 @@ for c in ll-ro ll-ww; do
 	s=$(( ($$ + ${#c}) % 90 + 10 ))
 	p="sleep 2.$s"
 	sid=$(cd "$T/ws" && "$WARDEN" --config "$T/$c.ini" session new | tail -n 1)
+	# The last loop's output is gone before this run starts: the shell
+	# truncates kill.out only when the background job gets to it, and a
+	# stale "started" line would have warden killed before its start is
+	# logged.
+	rm -f "$T/kill.out"
 	(cd "$T/ws" && exec "$WARDEN" --config "$T/$c.ini" --session "$sid" run -c "
 		($p; echo orphan-$s) &
 		setsid sh -c '$p; echo setsid-$s' &
@@ -187,7 +192,8 @@ if [ "$(cat /proc/sys/user/max_user_namespaces)" -gt 0 ]; then
 	ipc_absent "as nobody" $k
 	s=$(( $$ % 90 + 10 ))
 	p="sleep 3.$s"
-	# setpriv execs the runner: $! is the runner.
+	# setpriv execs the runner: $! is the runner.  No stale kill.out.
+	rm -f "$T/kill.out"
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$RUNNER" -- sh -c "($p; echo orphan-$s) & setsid sh -c '$p; echo setsid-$s' &
 		echo started-$s; $p; echo marker-$s" >"$T/kill.out" 2>&1 </dev/null &
 	rpid=$!
