@@ -369,20 +369,24 @@ static void pump_status(int *fd, struct warden_spawn_result *r)
 /* --------------------------------------------------------- descendants */
 
 /* The live children of this process (every thread's), from procfs.
- * Returns the count (at most max), or -1 when procfs cannot tell. */
-static int list_children(pid_t *out, int max)
+ * Returns the count (at most max), or -1 when procfs cannot tell;
+ * *complete: 1 when that is every one of them (a kernel without
+ * CONFIG_PROC_CHILDREN lists none, and more than max are cut). */
+static int list_children(pid_t *out, int max, int *complete)
 {
-	char path[64], buf[4096];
+	char path[64], *line = NULL, *p, *end;
+	size_t cap = 0;
 	struct dirent *de;
 	DIR *d;
 	FILE *f;
 	int n = 0;
-	char *p, *end;
 	long v;
 
+	*complete = 0;
 	d = opendir("/proc/self/task");
 	if (d == NULL)
 		return -1;
+	*complete = 1;
 	while ((de = readdir(d)) != NULL) {
 		if (de->d_name[0] == '.')
 			continue;
@@ -390,32 +394,25 @@ static int list_children(pid_t *out, int max)
 		         de->d_name);
 		f = fopen(path, "re");
 		if (f == NULL) {
-			/* A kernel without CONFIG_PROC_CHILDREN: no list. */
-			closedir(d);
-			return -1;
+			/* A kernel without CONFIG_PROC_CHILDREN. */
+			*complete = 0;
+			continue;
 		}
-		if (fgets(buf, sizeof(buf), f) != NULL) {
-			/* A list longer than buf, or than max: not all of it
-			 * is known. */
-			if (strlen(buf) == sizeof(buf) - 1) {
-				fclose(f);
-				closedir(d);
-				return -1;
-			}
-			for (p = buf; ; p = end) {
+		if (getline(&line, &cap, f) > 0) {
+			for (p = line; ; p = end) {
 				v = strtol(p, &end, 10);
 				if (end == p)
 					break;
 				if (n == max) {
-					fclose(f);
-					closedir(d);
-					return -1;
+					*complete = 0;
+					break;
 				}
 				out[n++] = (pid_t)v;
 			}
 		}
 		fclose(f);
 	}
+	free(line);
 	closedir(d);
 	return n;
 }
@@ -442,18 +439,19 @@ static int children_has(const struct children *c, pid_t pid)
  * what is left of the run after its group was killed, reparented to us
  * because we are a subreaper.  Each round reaps at least one process, and
  * a process is reparented before its parent becomes reapable, so a round
- * that finds nothing new means nothing is left: 0.  -1 when the children
- * cannot be listed here (nothing is then known).
+ * that finds nothing new means nothing is left.  Returns 1 when that is
+ * known: every list it read was complete.
  */
 static int sweep_descendants(const struct children *before)
 {
 	static pid_t now[MAX_CHILDREN];
-	int n, i, found;
+	int n, i, found, complete, all = 1;
 
 	for (;;) {
-		n = list_children(now, MAX_CHILDREN);
+		n = list_children(now, MAX_CHILDREN, &complete);
+		all = all && complete;
 		if (n < 0)
-			return -1;
+			return 0;
 		found = 0;
 		for (i = 0; i < n; i++) {
 			if (children_has(before, now[i]))
@@ -464,7 +462,7 @@ static int sweep_descendants(const struct children *before)
 			found = 1;
 		}
 		if (!found)
-			return 0;
+			return all;
 	}
 }
 
@@ -709,6 +707,7 @@ int warden_spawn_run(const struct warden_spawn_opts *o,
 	int err_p[2] = { -1, -1 }, out_p[2] = { -1, -1 }, st_p[2] = { -1, -1 };
 	int so_p[2] = { -1, -1 }, exec_fd = -1;
 	int floor, rc = 0, copy_ok = 1, so_copy_ok = 1, killed = 0, leader_done = 0;
+	int before_complete = 0;
 	int64_t start, deadline = 0, kill_at = 0, t, wait_ms;
 	long grace = o->grace_ms > 0 ? o->grace_ms : WARDEN_SPAWN_GRACE_MS;
 	unsigned char sigbuf[64];
@@ -768,8 +767,9 @@ int warden_spawn_run(const struct warden_spawn_opts *o,
 	sigemptyset(&handled);
 	for (i = 0; i < N_HANDLED; i++)
 		sigaddset(&handled, handled_signals[i]);
-	/* -1: no list; the sweep then cannot tell what is left. */
-	before.n = list_children(before.pid, MAX_CHILDREN);
+	before.n = list_children(before.pid, MAX_CHILDREN, &before_complete);
+	if (before.n < 0)
+		before.n = 0;
 	install(&saved, &handled);
 
 	fflush(NULL);
@@ -883,8 +883,8 @@ int warden_spawn_run(const struct warden_spawn_opts *o,
 	/* Nothing outlives the run: the rest of the group, then whatever
 	 * left it and was reparented to us. */
 	kill(-pid, SIGKILL);
-	r->all_ended = saved.subreaper_set && before.n >= 0 &&
-	               sweep_descendants(&before) == 0;
+	if (saved.subreaper_set)
+		r->all_ended = sweep_descendants(&before) && before_complete;
 	while (st_p[0] >= 0)
 		pump_status(&st_p[0], r);
 	gate_decide(&gate, o, r, &copy_ok);
