@@ -529,6 +529,7 @@ struct run_ctx {
 	const char **patterns;
 	size_t n_patterns;
 	char **envp;
+	char *const *confined_env; /* what confine() built: envp, or prog's */
 	uint64_t start_seq;         /* the start event's seq, 0 when none */
 	int root_fd;                /* the checked root (O_PATH), or -1 */
 	int prexec_failed;      /* the last spawn's runner failed before exec */
@@ -606,8 +607,9 @@ static void ctx_free(struct run_ctx *x)
 }
 
 /* The environment the command gets: for an escalation what the answerer
- * was shown; else the caller's, without what the config removes, with
- * PWD set.  Built afresh each time (a retry's runner may differ). */
+ * was shown; else the caller's, without what the config removes (with
+ * the loader's variables too when a runner confines it), with PWD set.
+ * Built afresh by each confine() and each unconfined spawn. */
 static int command_env(struct run_ctx *x, int confined, char *const **envp,
                        struct warden_error *err)
 {
@@ -654,10 +656,10 @@ static int spawn_and_classify(struct run_ctx *x, struct warden_run_report *rep,
 		so.exec_fd = x->prog.exec_fd;
 		so.exec_keep = x->prog.script;
 	}
-	if (cf != NULL && cf->envp != NULL)
-		/* The backend's, made from command_env's in confine(). */
-		so.envp = cf->envp;
-	else if ((r = command_env(x, cf != NULL, &so.envp, err)) < 0)
+	if (cf != NULL)
+		/* Built in confine(): the backend's, or the one it was given. */
+		so.envp = cf->envp != NULL ? cf->envp : x->confined_env;
+	else if ((r = command_env(x, 0, &so.envp, err)) < 0)
 		return r;
 	if (cf != NULL)
 		so.flags = cf->spawn_flags;
@@ -942,7 +944,6 @@ static int confine(struct run_ctx *x, const struct warden_resolved *res,
                    struct warden_run_report *rep, struct warden_error *err)
 {
 	struct warden_policy pol;
-	char *const *env;
 	char line[1024];
 	size_t i;
 	int r;
@@ -970,9 +971,9 @@ static int confine(struct run_ctx *x, const struct warden_resolved *res,
 	pol.n_allow_unix_sockets = x->c->cfg->n_allow_unix_sockets;
 	/* This process spawns and reaps the argv: a backend may do here what
 	 * its launcher would, with the command's environment. */
-	if ((r = command_env(x, 1, &env, err)) < 0)
+	if ((r = command_env(x, 1, &x->confined_env, err)) < 0)
 		return r;
-	pol.spawn_env = (const char *const *)env;
+	pol.spawn_env = (const char *const *)x->confined_env;
 	r = warden_sandbox_confine_flags(x->c->sandbox, rep->argv, rep->argc, &pol,
 	                                 WARDEN_CONFINE_PASS_FDS | WARDEN_CONFINE_FACTS |
 	                                 (x->req->require_full || x->c->cfg->require_full
