@@ -933,18 +933,25 @@ oom:
  * the walk saw of it before, else opened (O_PATH, no link followed) and
  * fstat'ed now.  Copies the answer to *out (its fd stays the plan's);
  * -1 when out of memory (refused). */
+static struct seen *find_seen(struct plan *p, const char *child)
+{
+	size_t i;
+
+	for (i = 0; i < p->n_seen; i++)
+		if (strcmp(p->seen[i].rel, child) == 0)
+			return &p->seen[i];
+	return NULL;
+}
+
 static int look(struct plan *p, int dirfd, const char *name,
                 const char *child, struct seen *out)
 {
 	struct seen *s;
 	struct stat st;
-	size_t i;
 
-	for (i = 0; i < p->n_seen; i++) {
-		if (strcmp(p->seen[i].rel, child) == 0) {
-			*out = p->seen[i];
-			return 0;
-		}
+	if ((s = find_seen(p, child)) != NULL) {
+		*out = *s;
+		return 0;
 	}
 	s = grow(p->seen, &p->cap_seen, p->n_seen + 1, 16, sizeof(*p->seen));
 	if (s == NULL)
@@ -980,20 +987,20 @@ oom:
  * empty directory on the way to a protected path is no repository: a pin
  * left by a run that overlapped or was killed, or one made by hand.
  * Bound writable as the way to what it would hold, a command could fill
- * it (HEAD, objects, a rebase's todo list with an `exec` line) and leave
- * the host a repository it never had; so it is bound read-only instead.
+ * it (HEAD, objects, a rebase whose next step is an `exec` line) and
+ * leave the host a repository it never had; so it is bound read-only
+ * instead.
  * Unreadable counts as empty: read-only is the safer side.
  */
 static int empty_dir(struct plan *p, const char *child, int fd)
 {
+	struct seen *s = find_seen(p, child);
 	struct dirent *de;
 	DIR *d;
-	size_t i;
 	int dfd, empty = 1;
 
-	for (i = 0; i < p->n_seen; i++)
-		if (strcmp(p->seen[i].rel, child) == 0 && p->seen[i].empty >= 0)
-			return p->seen[i].empty;
+	if (s != NULL && s->empty >= 0)
+		return s->empty;
 	dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	d = dfd >= 0 ? fdopendir(dfd) : NULL;
 	if (d == NULL) {
@@ -1007,9 +1014,8 @@ static int empty_dir(struct plan *p, const char *child, int fd)
 			}
 		closedir(d);
 	}
-	for (i = 0; i < p->n_seen; i++)
-		if (strcmp(p->seen[i].rel, child) == 0)
-			p->seen[i].empty = empty;
+	if (s != NULL)
+		s->empty = empty;
 	return empty;
 }
 
@@ -1386,51 +1392,33 @@ static int run_pin(struct run *r, const char *root, const char *rel,
 	return 0;
 }
 
-/* Keeps of r's pins those that satisfy keep(pin, i) (i: its index). */
-static void run_keep(struct run *r, int (*keep)(const struct warden_bwrap_pin *, size_t, size_t),
-                     size_t arg)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < r->n_pins; i++) {
-		if (!keep(&r->pins[i], i, arg)) {
-			free((char *)r->pins[i].rel);
-			continue;
-		}
-		r->pins[n++] = r->pins[i];
-	}
-	r->n_pins = n;
-}
-
-static int pin_missing(const struct warden_bwrap_pin *u, size_t i, size_t arg)
-{
-	(void)i;
-	(void)arg;
-	return warden_bwrap_pin_missing(u);
-}
-
-static int made_before(const struct warden_bwrap_pin *u, size_t i, size_t arg)
-{
-	return u->text != NULL && i < arg;
-}
-
 /* Keeps the pins missing now and makes each missing file that must hold
  * a text, as the launcher does when it starts (the lock is held).  0, or
  * -1 with err: then only the files made here are left to run_end. */
 static int run_make_pins(struct run *r, char *err, size_t errlen)
 {
-	size_t i;
+	size_t i, n = 0, made;
 
-	run_keep(r, pin_missing, 0);
 	for (i = 0; i < r->n_pins; i++) {
-		if (r->pins[i].text == NULL)
+		if (warden_bwrap_pin_missing(&r->pins[i]))
+			r->pins[n++] = r->pins[i];
+		else
+			free((char *)r->pins[i].rel);
+	}
+	r->n_pins = n;
+	for (i = 0; i < r->n_pins; i++) {
+		if (r->pins[i].text == NULL || warden_bwrap_pin_make(&r->pins[i]) == 0)
 			continue;
-		if (warden_bwrap_pin_make(&r->pins[i]) < 0) {
-			WARDEN_PLUGIN_ERR(err, errlen, "bwrap: cannot make %s/%s: %s",
-			                  r->root, r->pins[i].rel, strerror(errno));
-			run_keep(r, made_before, i);
-			return -1;
+		WARDEN_PLUGIN_ERR(err, errlen, "bwrap: cannot make %s/%s: %s",
+		                  r->root, r->pins[i].rel, strerror(errno));
+		for (made = i, n = 0, i = 0; i < r->n_pins; i++) {
+			if (i < made && r->pins[i].text != NULL)
+				r->pins[n++] = r->pins[i];
+			else
+				free((char *)r->pins[i].rel);
 		}
+		r->n_pins = n;
+		return -1;
 	}
 	return 0;
 }
@@ -1534,18 +1522,18 @@ static int emit_pins(const struct bwrap *b, struct plan *p, const char *root,
 				break;
 			}
 			if (nd->kind == K_PIN_FILE) {
-				int num = run != NULL ? push_null(out) : -1;
+				int num;
 
-				if (run != NULL && num < 0) {
+				add(a, "--ro-bind-data");
+				if (run == NULL) {
+					add(a, "null");  /* the launcher's /dev/null */
+				} else if ((num = push_null(out)) >= 0) {
+					add_fd(a, num);
+				} else {
 					WARDEN_PLUGIN_ERR(err, errlen,
 					                  "bwrap: cannot pass /dev/null to bwrap for %s", dest);
 					return -1;
 				}
-				add(a, "--ro-bind-data");
-				if (run != NULL)
-					add_fd(a, num);
-				else
-					add(a, "null");
 				add(a, dest);
 				break;
 			}
@@ -1802,7 +1790,7 @@ static int hosted_flags(struct args *a, const char *const *env,
                         const char *guard, struct warden_confine_out *out,
                         char *err, size_t errlen)
 {
-	char name[256];
+	char *name;
 	size_t i, n;
 	int fd, num;
 
@@ -1813,15 +1801,10 @@ static int hosted_flags(struct args *a, const char *const *env,
 				goto oom;
 			continue;
 		}
-		if (n >= sizeof(name)) {
-			WARDEN_PLUGIN_ERR(err, errlen,
-			                  "bwrap: environment variable %.60s... has a name of %zu bytes: refused",
-			                  env[i], n);
-			return -1;
-		}
-		memcpy(name, env[i], n);
-		name[n] = '\0';
+		if ((name = strndup(env[i], n)) == NULL)
+			goto oom;
 		add(a, "--setenv"); add(a, name); add(a, env[i] + n + 1);
+		free(name);
 	}
 	if (guard != NULL) {
 		fd = warden_bwrap_netguard_memfd(strcmp(guard, "netns") == 0

@@ -141,7 +141,6 @@
 
 extern char **environ;
 
-
 /* bwrap's options (0.8.0 and Debian's additions): how many arguments each
  * takes, and which one (1-based) is a descriptor, 0 for none.  `data`:
  * the descriptor is read for a file's content (`null` allowed). */
