@@ -98,26 +98,27 @@ struct sink {
 	size_t n_env;
 };
 
+/* Appends a copy of str to v (*n entries, NULL-terminated). */
+static int push_str(char **v, size_t *n, const char *str)
+{
+	if (*n + 1 >= MAX_ARGS || (v[*n] = strdup(str)) == NULL)
+		return -1;
+	v[++*n] = NULL;
+	return 0;
+}
+
 static int push_env(void *s, const char *entry)
 {
 	struct sink *k = s;
 
-	if (k->n_env + 1 >= MAX_ARGS || (k->env[k->n_env] = strdup(entry)) == NULL)
-		return -1;
-	k->n_env++;
-	k->env[k->n_env] = NULL;
-	return 0;
+	return push_str(k->env, &k->n_env, entry);
 }
 
 static int push_arg(void *s, const char *arg)
 {
 	struct sink *k = s;
 
-	if (k->n + 1 >= MAX_ARGS || (k->argv[k->n] = strdup(arg)) == NULL)
-		return -1;
-	k->n++;
-	k->argv[k->n] = NULL;
-	return 0;
+	return push_str(k->argv, &k->n, arg);
 }
 
 static int push_root(void *s, const char *path)

@@ -2,8 +2,9 @@
 # leftover.sh — an empty .git in a root that is no repository: the pin a
 # run left behind (killed with SIGKILL, or kept while another run on the
 # root held its lock), or one made by hand.  A later run must not fill it
-# with a repository of its own (HEAD, objects, refs and a rebase's todo
-# list whose `exec` line the user's `git rebase --continue` would run):
+# with a repository of its own (HEAD, objects, refs and a rebase whose
+# next step is an `exec` line, which the user's `git rebase --continue`
+# would run), nor move it aside and make a new one in its place:
 # an empty directory on the way to the protected paths is bound
 # read-only.  Checked on the host afterwards: .git is still empty, and git
 # finds no repository there.  Three ways to the empty .git: made by hand,
@@ -17,6 +18,7 @@ FILL='for i in $(seq 30); do
 	  echo "exec touch $PWD/rebase.ran" > .git/rebase-merge/git-rebase-todo; } 2>/dev/null &&
 		echo "filled $i"
 	git init -q . 2>/dev/null && echo "git init $i"
+	{ mv .git .git-aside && git init -q .; } 2>/dev/null && echo "moved aside $i"
 	sleep 0.1
 done
 exit 0'
@@ -28,8 +30,14 @@ check() {
 	else
 		ok "$1: no repository on the host ($(ls -A "$2" | tr '\n' ' '))"
 	fi
-	grep -q 'filled\|git init' "$T/b.out" &&
-		fail "$1: the command wrote into .git: $(grep -m 2 'filled\|git init' "$T/b.out" | tr '\n' ' ')"
+	grep -q 'filled\|git init\|moved aside' "$T/b.out" &&
+		fail "$1: the command wrote into .git: $(grep -m 2 'filled\|git init\|moved aside' "$T/b.out" | tr '\n' ' ')"
+}
+
+# fill WHAT ROOT: the command tries to fill ROOT's empty .git; then check.
+fill() {
+	(cd "$2" && "$WARDEN" --config "$T/l.ini" run -- sh -c "$FILL") >"$T/b.out" 2>&1 </dev/null
+	check "$1" "$2"
 }
 
 conf() { # conf ROOT
@@ -41,14 +49,14 @@ echo "---- an empty .git made by hand"
 R=$T/r-hand
 mkdir -p "$R/.git"
 conf "$R"
-(cd "$R" && "$WARDEN" --config "$T/l.ini" run -- sh -c "$FILL") >"$T/b.out" 2>&1 </dev/null
-check "made by hand" "$R"
+fill "made by hand" "$R"
 
 echo "---- the pin of a launcher killed with SIGKILL"
 R=$T/r-killed
 mkdir "$R"
 conf "$R"
-(cd "$R" && "$WARDEN" --config "$T/l.ini" confine -0 -- sleep 30) >"$T/argv"
+SLEEP="sleep 30.$TAG"
+(cd "$R" && "$WARDEN" --config "$T/l.ini" confine -0 -- $SLEEP) >"$T/argv"
 (cd "$R" && "$PY" -c '
 import subprocess, sys, time, os
 argv = open(sys.argv[1], "rb").read().split(b"\0")[:-1]
@@ -58,10 +66,9 @@ for _ in range(100):
     time.sleep(0.05)
 time.sleep(0.3); p.kill(); p.wait()' "$T/argv")
 i=0
-while pgrep -f "sleep 30" >/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+while pgrep -f "$SLEEP" >/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 [ -d "$R/.git" ] || fail "the killed launcher left no pin to look at"
-(cd "$R" && "$WARDEN" --config "$T/l.ini" run -- sh -c "$FILL") >"$T/b.out" 2>&1 </dev/null
-check "left by a killed launcher" "$R"
+fill "left by a killed launcher" "$R"
 
 echo "---- a run that overlaps the one that pinned .git"
 R=$T/r-overlap
@@ -72,9 +79,9 @@ apid=$!
 i=0
 while [ ! -e "$R/.git" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 [ -e "$R/.git" ] || fail "run A made no pin"
-(cd "$R" && "$WARDEN" --config "$T/l.ini" run -- sh -c "$FILL") >"$T/b.out" 2>&1 </dev/null
+fill "overlapping runs" "$R"
 wait $apid
-check "overlapping runs" "$R"
+check "overlapping runs, after both" "$R"
 [ ! -e "$R/rebase.ran" ] || fail "a rebase exec ran"
 
 finish
