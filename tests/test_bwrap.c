@@ -72,6 +72,15 @@ static const char *read_file(const char *path)
 	return buf;
 }
 
+/* The content of ws/rel ("" when missing). */
+static const char *ws_read(const char *rel)
+{
+	char p[PATH_MAX];
+
+	xsnprintf(p, sizeof(p), "%s/%s", ws, rel);
+	return read_file(p);
+}
+
 static int exists(const char *rel)
 {
 	char p[PATH_MAX];
@@ -551,7 +560,7 @@ static void hosted(int other_holder, int ended)
 	struct warden_policy p;
 	struct warden_confine_out out;
 	struct sink k;
-	char err[512], script[8 * PATH_MAX], path[PATH_MAX];
+	char err[512], script[8 * PATH_MAX];
 	const char *env[] = { "PATH=/usr/bin:/bin", "LD_LIBRARY_PATH=/nonexistent/lib",
 	                      "KEEP=a b", "TMPDIR=/nonexistent/tmp", NULL };
 	size_t i;
@@ -610,16 +619,12 @@ static void hosted(int other_holder, int ended)
 	}
 	assert_true(saw_null);
 	/* commondir is made now, holding "." (the lock is held). */
-	xsnprintf(path, sizeof(path), "%s/.git/commondir", ws);
-	assert_string_equal(read_file(path), ".");
+	assert_string_equal(ws_read(".git/commondir"), ".");
 	assert_int_equal(run_env(&k, k.env), 0);
-	xsnprintf(path, sizeof(path), "%s/got", ws);
-	assert_string_equal(read_file(path), "/nonexistent/lib|/nonexistent/tmp|a b");
+	assert_string_equal(ws_read("got"), "/nonexistent/lib|/nonexistent/tmp|a b");
 	/* No descriptor reached the command (ls has its own 3). */
-	xsnprintf(path, sizeof(path), "%s/fds", ws);
-	assert_string_equal(read_file(path), "0\n1\n2\n3\n");
-	xsnprintf(path, sizeof(path), "%s/.git/commondir", ws);
-	assert_string_equal(read_file(path), ".");
+	assert_string_equal(ws_read("fds"), "0\n1\n2\n3\n");
+	assert_string_equal(ws_read(".git/commondir"), ".");
 	/* bwrap's mount points are on the host until finish(). */
 	assert_true(exists(".git/config.worktree"));
 	assert_true(exists(".git/modules"));
