@@ -264,18 +264,26 @@ static void policy_init(struct warden_policy *p, int mode)
 	p->network = WARDEN_NETWORK_ENABLED;
 }
 
-static int confine(const struct warden_policy *p, struct sink *k,
-                   struct warden_confine_out *out, const char *script,
-                   char *err, size_t errlen)
+/* out as a host sets it; hosted: one that spawns bwrap itself
+ * (push_env). */
+static void out_init(struct warden_confine_out *out, struct sink *k, int hosted)
 {
-	const char *argv[] = { "/bin/sh", "-c", script };
-
 	memset(out, 0, sizeof(*out));
 	out->struct_size = sizeof(*out);
 	out->sink = k;
 	out->push_arg = push_arg;
 	out->push_writable_root = push_root;
 	out->push_fd = push_fd;
+	out->push_env = hosted ? push_env : NULL;
+}
+
+static int confine(const struct warden_policy *p, struct sink *k,
+                   struct warden_confine_out *out, const char *script,
+                   char *err, size_t errlen)
+{
+	const char *argv[] = { "/bin/sh", "-c", script };
+
+	out_init(out, k, 0);
 	err[0] = '\0';
 	return desc->confine(inst, argv, 3, p, out, err, errlen);
 }
@@ -533,18 +541,6 @@ static void test_read_only_path_holding_the_root_is_refused(void **state)
 	sink_free(&k);
 }
 
-/* out as a host that spawns bwrap itself sets it (push_env). */
-static void hosted_out(struct warden_confine_out *out, struct sink *k)
-{
-	memset(out, 0, sizeof(*out));
-	out->struct_size = sizeof(*out);
-	out->sink = k;
-	out->push_arg = push_arg;
-	out->push_writable_root = push_root;
-	out->push_fd = push_fd;
-	out->push_env = push_env;
-}
-
 /*
  * A host that spawns bwrap itself (spawn_env, finish): no launcher in the
  * argv; the loader's variables leave bwrap's environment for --setenv;
@@ -576,7 +572,7 @@ static void hosted(int other_holder, int ended)
 	          "cd %s || exit 9; printf '%%s|%%s|%%s' \"$LD_LIBRARY_PATH\" \"$TMPDIR\" \"$KEEP\" > got; "
 	          "ls /proc/self/fd > fds; echo evil > .git/commondir; echo evil > .git/config.worktree; "
 	          "mkdir .git/modules/m; true", ws);
-	hosted_out(&out, &k);
+	out_init(&out, &k, 1);
 	{
 		const char *argv[] = { "/bin/sh", "-c", script };
 
@@ -699,7 +695,7 @@ static void test_hosted_failure_leaves_nothing(void **state)
 	k.pass = 1;
 	ro_behind_link(&p, path, sizeof(path), ro);
 	p.spawn_env = env;
-	hosted_out(&out, &k);
+	out_init(&out, &k, 1);
 	assert_int_equal(desc->confine(inst, argv, 1, &p, &out, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "lnk in the workspace root is a symbolic link"));
 	assert_null(out.run);
