@@ -9,6 +9,8 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fnmatch.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -17,6 +19,7 @@
 #include <jansson.h>
 
 #include "classify.h"
+#include "policy.h"
 
 const char *warden_class_name(int cls)
 {
@@ -456,4 +459,142 @@ int warden_evidence_read(int fd, char *buf, size_t *len,
 	}
 	*len = have;
 	return 0;
+}
+
+/* ------------------------------------------------------- held refusals */
+
+struct held_ctx {
+	const char *dir;
+	const char *const *held;
+	size_t n_held;
+	char *path;
+	char *line;
+	size_t linelen;
+};
+
+/* Whether path, or a directory above it, matches a held pattern; with
+ * ancestors, also whether path is a directory on the way to one. */
+static int is_held(const char *path, const char *const *held, size_t n,
+                   int ancestors)
+{
+	char buf[PATH_MAX], *slash;
+	size_t i, len, plen = strlen(path);
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (;;) {
+		for (i = 0; i < n; i++)
+			if (held[i] != NULL && fnmatch(held[i], buf, FNM_PATHNAME) == 0)
+				return 1;
+		slash = strrchr(buf, '/');
+		if (slash == NULL || slash == buf)
+			break;
+		*slash = '\0';
+	}
+	for (i = 0; ancestors && i < n; i++) {
+		if (held[i] == NULL)
+			continue;
+		/* The fixed part of the pattern, up to its first glob. */
+		len = strcspn(held[i], "*?[\\");
+		if (plen < len && strncmp(held[i], path, plen) == 0 &&
+		    held[i][plen] == '/' && strcmp(path, "/") != 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* The word ending before end in buf (from start): quoted (with ' " `
+ * or U+2018..U+2019) or up to the previous blank. */
+static int held_word(struct held_ctx *c, const char *word, size_t n, int ebusy)
+{
+	char raw[PATH_MAX], norm[PATH_MAX];
+	int k;
+
+	while (n > 0 && word[n - 1] == ':')
+		n--;
+	if (n >= 3 && memcmp(word, "\xe2\x80\x98", 3) == 0) {
+		word += 3;
+		n -= 3;
+	}
+	if (n >= 3 && memcmp(word + n - 3, "\xe2\x80\x99", 3) == 0)
+		n -= 3;
+	while (n > 0 && strchr("'\"`", word[0]) != NULL) {
+		word++;
+		n--;
+	}
+	while (n > 0 && strchr("'\"`,", word[n - 1]) != NULL)
+		n--;
+	if (n == 0 || memchr(word, '\0', n) != NULL)
+		return 0;
+	if (word[0] == '/')
+		k = snprintf(raw, sizeof(raw), "%.*s", (int)n, word);
+	else if (c->dir != NULL && c->dir[0] == '/')
+		k = snprintf(raw, sizeof(raw), "%s/%.*s", c->dir, (int)n, word);
+	else
+		return 0;
+	if (k < 0 || (size_t)k >= sizeof(raw) ||
+	    warden_path_normalise(raw, norm, NULL) < 0)
+		return 0;
+	if (!is_held(norm, c->held, c->n_held, ebusy))
+		return 0;
+	snprintf(c->path, PATH_MAX, "%s", norm);
+	return 1;
+}
+
+static int line_is_held(const char *line, size_t n, const void *vctx)
+{
+	static const char *const errors[] = {
+		"Device or resource busy", "Read-only file system",
+		"Permission denied", "Operation not permitted",
+	};
+	struct held_ctx *c = (struct held_ctx *)vctx;
+	size_t i, start, end;
+	int ebusy = 0, any = 0;
+	char quote;
+
+	for (i = 0; i < sizeof(errors) / sizeof(errors[0]); i++)
+		if (contains(line, n, errors[i])) {
+			any = 1;
+			ebusy |= i == 0;
+		}
+	if (!any)
+		return 0;
+	/* Every word is a candidate: a quoted one may hold blanks. */
+	for (start = 0; start < n; start = end + 1) {
+		while (start < n && line[start] == ' ')
+			start++;
+		if (start >= n)
+			break;
+		quote = line[start];
+		end = start + 1;
+		if (quote == '\'' || quote == '"' || quote == '`') {
+			while (end < n && line[end] != quote &&
+			       !(quote == '`' && line[end] == '\''))
+				end++;
+			if (end < n)
+				end++;
+		} else {
+			while (end < n && line[end] != ' ')
+				end++;
+		}
+		if (held_word(c, line + start, end - start, ebusy)) {
+			snprintf(c->line, c->linelen, "%.*s", (int)n, line);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int warden_classify_held_refusal(const char *stderr_tail, size_t len,
+                                 const char *dir, const char *const *held,
+                                 size_t n_held, char path[4096],
+                                 char *line, size_t linelen)
+{
+	struct held_ctx c = { dir, held, n_held, path, line, linelen };
+
+	path[0] = '\0';
+	if (linelen > 0)
+		line[0] = '\0';
+	if (held == NULL || n_held == 0 || linelen == 0)
+		return 0;
+	return each_line(stderr_tail, len, line_is_held, &c);
 }

@@ -113,6 +113,22 @@ int warden_classify_network_denied(const char *stderr_tail, size_t len,
                                    char *line, size_t linelen);
 
 /*
+ * Whether a stderr line says that a write to a held path was refused: a
+ * line that carries one of the refusal errors (EBUSY "Device or resource
+ * busy", EROFS, EACCES, EPERM, in their strerror words) and names, in
+ * any of its words (quotes and a trailing ':' removed; a relative one
+ * taken from dir), a path that is held or lies below one — a held path
+ * is absolute and its components may be fnmatch(3) globs — or, with
+ * EBUSY, a directory on the way to one (pinned: it can be neither
+ * renamed nor removed).  1 with path (lexically normal) and line (cut to
+ * linelen) filled, else 0.  Every byte of the tail may be hostile.
+ */
+int warden_classify_held_refusal(const char *stderr_tail, size_t len,
+                                 const char *dir, const char *const *held,
+                                 size_t n_held, char path[4096],
+                                 char *line, size_t linelen);
+
+/*
  * Reads evidence of `kind` (enum warden_evidence) from the bytes the
  * status channel carried up to EOF (at most the first WARDEN_EVIDENCE_MAX
  * bytes matter).  Fills *exec with an enum warden_exec_evidence and, when

@@ -25,6 +25,7 @@
 #include "program.h"
 #include "run.h"
 #include "sandbox.h"
+#include "scratch.h"
 #include "session.h"
 #include "vocab.h"
 #include "wjson.h"
@@ -292,6 +293,8 @@ json_t *warden_run_report_json(const struct warden_run_report *rep)
 	json_object_set_new(o, "argv", args);
 	json_object_set_new(o, "cwd", rep->dir[0] ? json_or_null(warden_json_string_lossy(rep->dir))
 	                                          : json_null());
+	json_object_set_new(o, "tmp_dir", rep->tmp_dir[0] ? json_or_null(warden_json_string_lossy(rep->tmp_dir))
+	                                                  : json_null());
 	json_object_set_new(o, "call_id", rep->call_id != NULL && rep->call_id[0]
 	                    ? json_or_null(warden_json_string_lossy(rep->call_id)) : json_null());
 	if (rep->escalated_mode || rep->escalated_network) {
@@ -480,6 +483,13 @@ static void describe_denial(struct warden_run_report *rep,
 		snprintf(rep->denial, n,
 		         "a write to %.300s was refused (read-only allows none)",
 		         rep->denied_path);
+	else if (rep->tmp_dir[0] != '\0' && under(rep->denied_path, "/tmp") &&
+	         !under(rep->denied_path, rep->tmp_dir))
+		snprintf(rep->denial, n,
+		         "a write to %.300s was refused: /tmp is the host's and read-only inside; write temporary files in $TMPDIR (%.300s), which %s",
+		         rep->denied_path, rep->tmp_dir,
+		         rep->session[0] ? "this session keeps across its runs"
+		                         : "lasts as long as this run (a session keeps one across its runs)");
 	else if (under(rep->denied_path, rep->root))
 		snprintf(rep->denial, n,
 		         "a write to %.300s was refused: a read-only path inside the workspace root (a protected path, or one the backend keeps read-only)",
@@ -538,6 +548,9 @@ struct run_ctx {
 	struct warden_program prog; /* the directory; for an escalation, the
 	                               program and environment asked about */
 	int approved;               /* prog describes what runs */
+	struct warden_scratch scratch; /* the command's temp area (scratch.h) */
+	int scratch_tried;          /* scratch opened, or found impossible */
+	char *tmp_entry;            /* "TMPDIR=AREA" of a workspace-write run */
 };
 
 /*
@@ -603,7 +616,10 @@ static void ctx_free(struct run_ctx *x)
 	free(x->patterns);
 	free(x->envp);
 	free(x->pwd_entry);
+	free(x->tmp_entry);
 	warden_program_free(&x->prog);
+	/* After the confined run's end: nothing of it writes there now. */
+	warden_scratch_close(&x->scratch);
 }
 
 /* The environment the command gets: for an escalation what the answerer
@@ -631,6 +647,9 @@ static int command_env(struct run_ctx *x, int confined, char *const **envp,
 		return warden_error_set(err, WARDEN_EOS, "run: out of memory");
 	sprintf(x->pwd_entry, "PWD=%s", x->prog.dir);
 	if ((r = warden_env_set(&x->envp, x->pwd_entry, err)) < 0)
+		return r;
+	if (confined && x->tmp_entry != NULL &&
+	    (r = warden_env_set(&x->envp, x->tmp_entry, err)) < 0)
 		return r;
 	*envp = x->envp;
 	return 0;
@@ -740,6 +759,21 @@ static int spawn_and_classify(struct run_ctx *x, struct warden_run_report *rep,
 	if (cl.cls == WARDEN_CLASS_DENIED) {
 		describe_denial(rep, cf, cl.denied_line);
 		rep->file_denied = 1;
+	} else if (cl.cls == WARDEN_CLASS_FAILED && cf != NULL &&
+	           warden_classify_held_refusal(sr->tail, sr->tail_len, rep->dir,
+	                                        (const char *const *)cf->held_paths,
+	                                        cf->n_held_paths, rep->denied_path,
+	                                        cl.denied_line,
+	                                        sizeof(cl.denied_line))) {
+		/* EBUSY on a pinned path, EACCES: not the backend's words,
+		 * but a path the confinement holds. */
+		rep->cls = cl.cls = WARDEN_CLASS_DENIED;
+		rep->file_denied = 1;
+		snprintf(cl.reason, sizeof(cl.reason),
+		         "a refused write to a path the sandbox keeps read-only in stderr");
+		snprintf(rep->denial, sizeof(rep->denial),
+		         "a write to %.300s was refused: a protected path inside the workspace root, kept read-only so that nothing planted there runs later outside the sandbox",
+		         rep->denied_path);
 	}
 	if (cf != NULL && rep->network == WARDEN_NETWORK_RESTRICTED &&
 	    (cl.cls == WARDEN_CLASS_FAILED || cl.cls == WARDEN_CLASS_DENIED) &&
@@ -937,6 +971,39 @@ static int escalate(struct run_ctx *x, struct warden_run_report *rep,
 	return 0;
 }
 
+/* Takes the TMPDIR this run set out of the environments built for the
+ * command (x->envp borrows its entries, the backend's are owned): the
+ * caller's own value, or none, stays. */
+static int unset_tmpdir(struct run_ctx *x, struct warden_error *err)
+{
+	char **own = x->confined->envp;
+	const char *orig = getenv("TMPDIR");
+	size_t i, j;
+
+	for (i = j = 0; x->envp != NULL && x->envp[i] != NULL; i++) {
+		if (x->envp[i] == x->tmp_entry && orig == NULL)
+			continue;
+		x->envp[j++] = x->envp[i] == x->tmp_entry
+		               ? (char *)orig - strlen("TMPDIR=") : x->envp[i];
+	}
+	if (x->envp != NULL)
+		x->envp[j] = NULL;
+	for (i = j = 0; own != NULL && own[i] != NULL; i++) {
+		if (strcmp(own[i], x->tmp_entry) == 0) {
+			free(own[i]);
+			if (orig == NULL)
+				continue;
+			if ((own[i] = malloc(strlen(orig) + 8)) == NULL)
+				return warden_error_set(err, WARDEN_EOS, "run: out of memory");
+			sprintf(own[i], "TMPDIR=%s", orig);
+		}
+		own[j++] = own[i];
+	}
+	if (own != NULL)
+		own[j] = NULL;
+	return 0;
+}
+
 /* Step 5: confines rep->argv for the resolved policy.  0 with
  * x->confined set, 0 with rep saying why nothing runs, or a negative
  * status. */
@@ -969,6 +1036,26 @@ static int confine(struct run_ctx *x, const struct warden_resolved *res,
 	pol.network = res->network;
 	pol.allow_unix_sockets = (const char *const *)x->c->cfg->allow_unix_sockets;
 	pol.n_allow_unix_sockets = x->c->cfg->n_allow_unix_sockets;
+	/* The host's /tmp as it is, the session's temp area writable in
+	 * workspace-write (TMPDIR), the other sessions' hidden; the command
+	 * starts where the report says or not at all. */
+	if (!x->scratch_tried &&
+	    (r = warden_scratch_open(&x->scratch, rep->session, err)) < 0)
+		return r;
+	x->scratch_tried = 1;
+	if (x->scratch.dir[0] != '\0') {
+		pol.tmp_dir = x->scratch.dir;
+		pol.tmp_fd = x->scratch.fd;
+		pol.tmp_hide = x->scratch.parent;
+	}
+	pol.cwd = x->prog.dir;
+	free(x->tmp_entry);
+	x->tmp_entry = NULL;
+	if (res->mode == WARDEN_SANDBOX_WORKSPACE_WRITE && pol.tmp_dir != NULL) {
+		if ((x->tmp_entry = malloc(strlen(x->scratch.dir) + 8)) == NULL)
+			return warden_error_set(err, WARDEN_EOS, "run: out of memory");
+		sprintf(x->tmp_entry, "TMPDIR=%s", x->scratch.dir);
+	}
 	/* This process spawns and reaps the argv: a backend may do here what
 	 * its launcher would, with the command's environment. */
 	if ((r = command_env(x, 1, &x->confined_env, err)) < 0)
@@ -989,6 +1076,13 @@ static int confine(struct run_ctx *x, const struct warden_resolved *res,
 	if (r < 0)
 		return r;
 	snprintf(rep->backend, sizeof(rep->backend), "%s", x->confined->backend);
+	if (x->tmp_entry != NULL && !x->confined->tmp_held) {
+		/* The backend kept a /tmp of its own: TMPDIR stays the
+		 * caller's. */
+		if ((r = unset_tmpdir(x, err)) < 0)
+			return r;
+	} else if (x->tmp_entry != NULL)
+		snprintf(rep->tmp_dir, sizeof(rep->tmp_dir), "%s", x->scratch.dir);
 	rep->enforcement = x->confined->enforcement;
 	rep->network_enforcement = x->confined->network_enforcement;
 	snprintf(rep->network_detail, sizeof(rep->network_detail), "%s",
@@ -1211,6 +1305,7 @@ int warden_consumer_run(struct warden_consumer *c,
 	memset(rep, 0, sizeof(*rep));
 	memset(&x, 0, sizeof(x));
 	x.root_fd = -1;
+	warden_scratch_init(&x.scratch);
 	warden_program_init(&x.prog);
 	x.c = c;
 	x.req = req;

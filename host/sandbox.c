@@ -175,6 +175,7 @@ struct sink {
 	struct strvec argv;
 	struct strvec roots;
 	struct strvec env;
+	struct strvec held;
 	int pass_fds;           /* WARDEN_CONFINE_PASS_FDS: keep what is pushed */
 	int status_fd;          /* the number the status channel takes */
 	int fds[WARDEN_HELD_FD_MAX];
@@ -224,6 +225,13 @@ static int sink_push_arg(void *s, const char *arg)
 static int sink_push_root(void *s, const char *path)
 {
 	return strvec_push(&((struct sink *)s)->roots, path);
+}
+
+static int sink_push_held(void *s, const char *path)
+{
+	if (path == NULL || path[0] != '/')
+		return -1;
+	return strvec_push(&((struct sink *)s)->held, path);
 }
 
 static int sink_push_env(void *s, const char *entry)
@@ -317,6 +325,7 @@ void warden_confined_free(struct warden_confined *c)
 	strv_free(c->argv);
 	free(c->backend);
 	strv_free(c->writable_roots);
+	strv_free(c->held_paths);
 	warden_skipped_free(c->skipped, c->n_skipped);
 	strv_free(c->denial_signatures);
 	rules_free(c->runner_rules, c->n_runner_rules);
@@ -839,6 +848,7 @@ void warden_policy_init(struct warden_policy *p)
 	p->status_fd = -1;
 	p->root_fd = -1;
 	p->network = WARDEN_NETWORK_ENABLED;
+	p->tmp_fd = -1;
 }
 
 /* Checks the policy and resolves its root into `root`. */
@@ -918,6 +928,12 @@ static int check_request(const struct warden_sandbox *svc,
 		    policy->read_only_paths[i][0] != '/')
 			return warden_error_set(err, WARDEN_EINTERNAL,
 			                        "sandbox: read-only path %zu is not absolute", i);
+	if (WARDEN_POLICY_HAS(policy, cwd) &&
+	    ((policy->tmp_dir != NULL && policy->tmp_dir[0] != '/') ||
+	     (policy->tmp_hide != NULL && policy->tmp_hide[0] != '/') ||
+	     (policy->cwd != NULL && policy->cwd[0] != '/')))
+		return warden_error_set(err, WARDEN_EINTERNAL,
+		                        "sandbox: a temp area or working directory that is not absolute");
 	if (policy->mode == WARDEN_MODE_WORKSPACE_WRITE && strcmp(root, "/") == 0)
 		return warden_error_set(err, WARDEN_EUSAGE,
 		                        "sandbox: workspace root '%s' is '/': workspace-write would make every file writable (choose the project directory)",
@@ -1043,6 +1059,7 @@ static int try_backend(struct warden_loaded *b, const struct warden_probe *probe
 	co.push_writable_root = sink_push_root;
 	co.push_fd = sink_push_fd;
 	co.push_env = hosted ? sink_push_env : NULL;
+	co.push_held = sink_push_held;
 	perr[0] = '\0';
 	rc = b->desc.confine(b->state, argv, argc, &pol, &co, perr, sizeof(perr));
 	policy = &pol;
@@ -1098,7 +1115,9 @@ static int try_backend(struct warden_loaded *b, const struct warden_probe *probe
 	c->n_writable_roots = sink.roots.n;
 	c->argv = strvec_finish(&sink.argv);
 	c->writable_roots = strvec_finish(&sink.roots);
-	if (c->argv == NULL || c->writable_roots == NULL) {
+	c->n_held_paths = sink.held.n;
+	c->held_paths = strvec_finish(&sink.held);
+	if (c->argv == NULL || c->writable_roots == NULL || c->held_paths == NULL) {
 		snprintf(why, whylen, "confine: out of memory or too many arguments");
 		goto fail;
 	}
@@ -1134,6 +1153,13 @@ static int try_backend(struct warden_loaded *b, const struct warden_probe *probe
 		         "confine broke the plugin contract: evidence without a status descriptor");
 		goto fail;
 	}
+	if (co.tmp_held != 0 && co.tmp_held != 1) {
+		snprintf(why, whylen, "confine broke the plugin contract: tmp_held %d",
+		         co.tmp_held);
+		goto fail;
+	}
+	/* Held only when there was one to hold. */
+	c->tmp_held = co.tmp_held == 1 && policy->tmp_dir != NULL;
 	c->backend = strdup(backend_name(b));
 	c->mode = policy->mode;
 	c->evidence = co.evidence;
@@ -1189,6 +1215,7 @@ fail:
 	strvec_discard(&sink.argv);
 	strvec_discard(&sink.roots);
 	strvec_discard(&sink.env);
+	strvec_discard(&sink.held);
 	sink_close_fds(&sink);
 	warden_confined_free(c);
 	return -1;

@@ -64,6 +64,10 @@ struct warden_confined {
 	char denial_message[256]; /* the backend's words for a denial, or "" */
 	char **writable_roots;  /* NULL-terminated */
 	size_t n_writable_roots;
+	/* Paths (globs allowed) kept read-only inside a writable root
+	 * (plugin.h, push_held): NULL-terminated. */
+	char **held_paths;
+	size_t n_held_paths;
 	int evidence;           /* enum warden_evidence in effect */
 	int status_fd;          /* where the spawned process finds the status
 	                           channel's write end, or -1 */
@@ -101,6 +105,9 @@ struct warden_confined {
 	 * it. */
 	char **envp;
 	int spawn_flags;
+	/* 1: policy->tmp_dir is the command's writable temp area and /tmp the
+	 * host's (plugin.h, tmp_held); 0: the backend kept a /tmp of its own. */
+	int tmp_held;
 	void (*finish)(void *state, void *run, int ended); /* NULL once called */
 	void *finish_state;
 	void *run;

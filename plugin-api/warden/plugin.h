@@ -83,6 +83,10 @@
  *          WARDEN_RUNNER_RULE_HAS, WARDEN_PLUGIN_ANSWERER_INIT,
  *          WARDEN_PLUGIN_BACKEND_INIT; WARDEN_PLUGIN_EXPORT gives the
  *          descriptor C linkage when compiled as C++.
+ *   1.2  warden_policy: tmp_dir, tmp_fd, tmp_hide (the command's view of
+ *          /tmp), cwd (where the command starts).
+ *        warden_confine_out: tmp_held, push_held (the paths a denial
+ *          may name without the backend's signature).
  *
  * Meeting an older host.  A plugin built against this header and loaded
  * by a 1.0 host is loaded (that host reads the 1.0 prefix of the
@@ -140,7 +144,7 @@ extern "C" {
 
 /* The ABI this header describes. */
 #define WARDEN_PLUGIN_ABI_MAJOR 1
-#define WARDEN_PLUGIN_ABI_MINOR 1
+#define WARDEN_PLUGIN_ABI_MINOR 2
 
 /* The one symbol a plugin exports. */
 #define WARDEN_PLUGIN_SYMBOL "warden_plugin"
@@ -453,6 +457,30 @@ struct warden_policy {
 	 * it with out->spawn_flags, and keep what the run holds (a lock, the
 	 * paths to remove afterwards) in out->run until finish(). */
 	const char *const *spawn_env;
+
+	/* Appended in v1.2: read them only after WARDEN_POLICY_HAS; a 1.1
+	 * host never sets them. */
+
+	/* The command's temp area: a directory of the host (absolute,
+	 * resolved, the caller's own), kept across the runs of a session,
+	 * that a workspace-write command may write (the host points TMPDIR
+	 * to it; read-only gives it no write).  The rest of the host's /tmp
+	 * is shown as it is, read-only.  NULL: the host has none, and the
+	 * backend keeps whatever temp area it had in 1.1 (bwrap: a private,
+	 * empty /tmp).  tmp_fd: an O_PATH descriptor of it, or -1.  A backend
+	 * that made it writable and /tmp the host's says so in
+	 * out->tmp_held. */
+	const char *tmp_dir;
+	int tmp_fd;
+	/* The directory that holds every temp area of this user (tmp_dir's
+	 * parent), or NULL: its other entries are other sessions' and stay
+	 * unread; a backend that cannot hide them names it in detail. */
+	const char *tmp_hide;
+	/* The directory the command will start in (absolute, resolved), or
+	 * NULL when the caller does not say (`warden confine`).  The command
+	 * starts exactly there: a backend whose sandbox cannot show it fails
+	 * confine() naming it, and never lets the command start elsewhere. */
+	const char *cwd;
 };
 
 /* Whether the host's struct warden_policy includes `field`. */
@@ -519,6 +547,18 @@ struct warden_confine_out {
 	int env_set;
 	int spawn_flags;
 	void *run;
+
+	/* Appended in v1.2. */
+	/* 1: policy->tmp_dir is writable inside (workspace-write) and the
+	 * host's /tmp is shown as it is; 0: the backend kept a temp area of
+	 * its own, and the host does not point TMPDIR at tmp_dir. */
+	int tmp_held;
+	/* The host's: record one path (absolute; a component may be a glob,
+	 * fnmatch(3)) that stays read-only inside a writable root, such as a
+	 * protected path: a write the command's stderr says was refused there
+	 * (EBUSY, EROFS, EACCES, EPERM) is a denial with that path, whatever
+	 * the backend's denial signatures.  0, or -1 (out of memory). */
+	int (*push_held)(void *sink, const char *path);
 };
 
 /* What a host that spawns the argv itself does in the child before exec,

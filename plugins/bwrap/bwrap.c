@@ -1613,6 +1613,101 @@ static int lock_root(int rootfd, const char *root, int fds,
 	return 0;
 }
 
+/* The host's temp area of policy (plugin.h, v1.2), or NULL. */
+static const char *policy_tmp(const struct warden_policy *policy)
+{
+	return WARDEN_POLICY_HAS(policy, cwd) && policy->tmp_dir != NULL &&
+	       policy->tmp_dir[0] == '/' ? policy->tmp_dir : NULL;
+}
+
+/* Whether path (absolute, normal) is dir or lies below it. */
+static int path_in(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (strcmp(dir, "/") == 0)
+		return 1;
+	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+/*
+ * The temp area (after the root and its pins, so that it wins over
+ * both): the host's /tmp stays what the read-only bind of / shows; the
+ * directory of every session's area is covered with an empty tmpfs, the
+ * run's own area bound into it (writable in workspace-write, by
+ * descriptor where the host passes them), and the tmpfs made read-only:
+ * another session's files stay unread, nothing new appears beside the
+ * area, and the host's /tmp gets no mount point.  -1 with err.
+ */
+static int tmp_flags(const struct bwrap *b, const struct warden_policy *policy,
+                     int writable,
+                     struct warden_confine_out *out, struct args *a,
+                     char *err, size_t errlen)
+{
+	const char *tmp = policy_tmp(policy), *hide = policy->tmp_hide;
+	int fd, num = -1;
+
+	if (tmp == NULL)
+		return 0;
+	if (hide != NULL && (!path_in(tmp, hide) || strcmp(tmp, hide) == 0 ||
+	                     path_in(policy->workspace_root, hide))) {
+		WARDEN_PLUGIN_ERR(err, errlen,
+		                  "bwrap: the temp area %s is not inside %s, or the workspace root %s is: refused",
+		                  tmp, hide, policy->workspace_root);
+		return -1;
+	}
+	if (hide != NULL) {
+		add(a, "--tmpfs"); add(a, hide);
+	}
+	if ((b->pins & PIN_FD) && policy->tmp_fd >= 0 &&
+	    WARDEN_CONFINE_OUT_HAS(out, push_fd) &&
+	    out->push_fd != NULL && (fd = dup_fd(policy->tmp_fd)) >= 0 &&
+	    (num = out->push_fd(out->sink, fd)) >= 0) {
+		add(a, writable ? "--bind-fd" : "--ro-bind-fd");
+		add_fd(a, num); add(a, tmp);
+	} else {
+		add(a, writable ? "--bind" : "--ro-bind"); add(a, tmp); add(a, tmp);
+	}
+	if (hide != NULL) {
+		add(a, "--remount-ro"); add(a, hide);
+	}
+	if (WARDEN_CONFINE_OUT_HAS(out, tmp_held))
+		out->tmp_held = 1;
+	return 0;
+}
+
+/*
+ * Where the command starts (policy->cwd, v1.2): bwrap is told to start
+ * it exactly there (--chdir: bwrap fails rather than fall back to $HOME),
+ * and a directory the sandbox hides is refused here, before anything
+ * starts.  -1 with err.
+ */
+static int cwd_flags(const struct warden_policy *policy, struct args *a,
+                     char *err, size_t errlen)
+{
+	const char *cwd = WARDEN_POLICY_HAS(policy, cwd) ? policy->cwd : NULL;
+	const char *tmp = policy_tmp(policy), *why = NULL;
+
+	if (cwd == NULL)
+		return 0;
+	if (policy->mode == WARDEN_MODE_WORKSPACE_WRITE && tmp == NULL &&
+	    path_in(cwd, "/tmp") && !path_in(cwd, policy->workspace_root))
+		why = "it lies under /tmp, which is private and empty inside";
+	else if (tmp != NULL && policy->tmp_hide != NULL &&
+	         path_in(cwd, policy->tmp_hide) && !path_in(cwd, tmp))
+		why = "it is another session's temp area, which stays hidden";
+	else if (path_in(cwd, "/proc") || path_in(cwd, "/dev"))
+		why = "the sandbox has a /proc and /dev of its own";
+	if (why != NULL) {
+		WARDEN_PLUGIN_ERR(err, errlen,
+		                  "bwrap: the working directory %.200s is not visible inside the sandbox (%s): nothing ran; start in the workspace root or in $TMPDIR",
+		                  cwd, why);
+		return -1;
+	}
+	add(a, "--chdir"); add(a, cwd);
+	return 0;
+}
+
 /* The workspace-write part: private /tmp, the root, the pins.  Sets the
  * facts of out.  -1 with err. */
 static int workspace_flags(struct bwrap *b, const struct warden_policy *policy,
@@ -1627,7 +1722,12 @@ static int workspace_flags(struct bwrap *b, const struct warden_policy *policy,
 	rootfd = open_root(policy, root, err, errlen);
 	if (rootfd < 0)
 		return -1;
-	add(a, "--tmpfs"); add(a, "/tmp");
+	if (policy_tmp(policy) == NULL) {
+		/* A host without a temp area (1.1, `warden confine` without a
+		 * session): a private, empty /tmp, before the root's bind so
+		 * that a root under /tmp stays visible. */
+		add(a, "--tmpfs"); add(a, "/tmp");
+	}
 	if ((b->pins & PIN_FD) && WARDEN_CONFINE_OUT_HAS(out, push_fd) &&
 	    out->push_fd != NULL) {
 		int d = dup_fd(rootfd), num = d >= 0 ? out->push_fd(out->sink, d) : -1;
@@ -1829,6 +1929,32 @@ oom:
 	return -1;
 }
 
+/* What stays read-only inside the root (plugin.h, push_held): each
+ * protected path and each read-only path of the policy under it.  -1
+ * when out of memory. */
+static int push_held(const struct bwrap *b, const struct warden_policy *policy,
+                     const char *root, struct warden_confine_out *out)
+{
+	char path[PATH_MAX];
+	size_t i;
+
+	if (!WARDEN_CONFINE_OUT_HAS(out, push_held) || out->push_held == NULL)
+		return 0;
+	for (i = 0; i < b->n_protected; i++) {
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", root,
+		                     b->protected[i]) >= sizeof(path))
+			continue;
+		if (out->push_held(out->sink, path) < 0)
+			return -1;
+	}
+	for (i = 0; WARDEN_POLICY_HAS(policy, n_read_only_paths) &&
+	            i < policy->n_read_only_paths; i++)
+		if (path_in(policy->read_only_paths[i], root) &&
+		    out->push_held(out->sink, policy->read_only_paths[i]) < 0)
+			return -1;
+	return 0;
+}
+
 static int bwrap_confine(void *state, const char *const *argv, size_t argc,
                          const struct warden_policy *policy,
                          struct warden_confine_out *out, char *err,
@@ -1900,17 +2026,24 @@ static int bwrap_confine(void *state, const char *const *argv, size_t argc,
 			         "protected paths are not held against a rename of their directory: bwrap cannot pin them here (%.120s)",
 			         b->pins_why);
 		}
-		if (workspace_flags(b, policy, root, out, &a, &pre, run, err, errlen) < 0)
+		if (workspace_flags(b, policy, root, out, &a, &pre, run, err, errlen) < 0 ||
+		    tmp_flags(b, policy, 1, out, &a, err, errlen) < 0)
 			goto done;
 		if (WARDEN_CONFINE_OUT_HAS(out, denial_message))
 			snprintf(out->denial_message, sizeof(out->denial_message),
-			         "the host is read-only outside %.120s and the private /tmp; inside it, .git/hooks, .git/config and the other protected paths stay read-only",
+			         "the host is read-only outside %.100s and %s; inside it, .git/hooks, .git/config and the other protected paths stay read-only",
+			         root, policy_tmp(policy) != NULL ? "$TMPDIR (the rest of /tmp too)"
+			                                          : "the private /tmp");
+	} else {
+		if (tmp_flags(b, policy, 0, out, &a, err, errlen) < 0)
+			goto done;
+		if (WARDEN_CONFINE_OUT_HAS(out, denial_message))
+			snprintf(out->denial_message, sizeof(out->denial_message),
+			         "read-only: the whole host is read-only, the workspace root %.150s included",
 			         root);
-	} else if (WARDEN_CONFINE_OUT_HAS(out, denial_message)) {
-		snprintf(out->denial_message, sizeof(out->denial_message),
-		         "read-only: the whole host is read-only, the workspace root %.150s included",
-		         root);
 	}
+	if (cwd_flags(policy, &a, err, errlen) < 0)
+		goto done;
 	/* Read-only: the whole host is a read-only bind and /dev a private
 	 * tmpfs; workspace-write: every read-only path under the root is
 	 * pinned above (or confine failed), the rest lie under the
@@ -1919,7 +2052,8 @@ static int bwrap_confine(void *state, const char *const *argv, size_t argc,
 		out->read_only_held = 1;
 	/* The gate's launcher and the sockets it lets through must be seen
 	 * inside: the private /tmp hides what lies under the host's. */
-	if (gate != NULL && policy->mode == WARDEN_MODE_WORKSPACE_WRITE) {
+	if (gate != NULL && policy->mode == WARDEN_MODE_WORKSPACE_WRITE &&
+	    policy_tmp(policy) == NULL) {
 		if (under_tmp(b->launcher)) {
 			add(&a, "--ro-bind"); add(&a, b->launcher); add(&a, b->launcher);
 		}
@@ -1962,8 +2096,12 @@ static int bwrap_confine(void *state, const char *const *argv, size_t argc,
 		if (out->push_arg(out->sink, argv[i]) < 0)
 			goto oom;
 	if (policy->mode == WARDEN_MODE_WORKSPACE_WRITE &&
+	    push_held(b, policy, root, out) < 0)
+		goto oom;
+	if (policy->mode == WARDEN_MODE_WORKSPACE_WRITE &&
 	    (out->push_writable_root(out->sink, root) < 0 ||
-	     out->push_writable_root(out->sink, "/tmp") < 0))
+	     out->push_writable_root(out->sink, policy_tmp(policy) != NULL
+	                                        ? policy_tmp(policy) : "/tmp") < 0))
 		goto oom;
 	if (run != NULL) {
 		/* Last: nothing fails after the files are made. */

@@ -36,10 +36,12 @@
  *                    the guard cannot refuse metadata changes outside the
  *                    root without refusing them inside it too (chmod +x in
  *                    the workspace is ordinary work); Landlock itself does
- *                    not govern them.  No temp area is promised: Landlock
- *                    cannot make a private /tmp and the host's /tmp is not
- *                    granted, so the root is the only writable place
- *                    (point TMPDIR into it when a command needs one).
+ *                    not govern them.  The host's /tmp is read as it is
+ *                    and never written; the host's temp area
+ *                    (policy->tmp_dir, v1.2) is granted writes and TMPDIR
+ *                    points to it.  Landlock cannot hide a path it reads,
+ *                    so other sessions' areas (policy->tmp_hide) stay
+ *                    readable (named in detail).
  *                    Protected paths (.git/hooks, .git/config) stay
  *                    writable: a Landlock rule only adds rights, so nothing
  *                    below a writable root can be taken back.  For the same
@@ -637,6 +639,39 @@ static int push_root(const struct warden_policy *policy,
 	       out->push_arg(out->sink, root) < 0 ? -1 : 0;
 }
 
+/* The host's temp area (plugin.h, v1.2), or NULL. */
+static const char *tmp_of(const struct warden_policy *policy)
+{
+	return WARDEN_POLICY_HAS(policy, cwd) && policy->tmp_dir != NULL &&
+	       policy->tmp_dir[0] == '/' ? policy->tmp_dir : NULL;
+}
+
+/* The --rw argument pair for the temp area: by descriptor when the host
+ * passes them. */
+static int push_tmp(const struct warden_policy *policy,
+                    struct warden_confine_out *out)
+{
+	char fdbuf[16];
+	int fd, n;
+
+	if (tmp_of(policy) == NULL)
+		return 0;
+	if (policy->tmp_fd >= 0 && WARDEN_CONFINE_OUT_HAS(out, push_fd) &&
+	    out->push_fd != NULL) {
+		fd = fcntl(policy->tmp_fd, F_DUPFD_CLOEXEC, 3);
+		if (fd < 0)
+			return -1;
+		n = out->push_fd(out->sink, fd);
+		if (n >= 3) {
+			snprintf(fdbuf, sizeof(fdbuf), "%d", n);
+			return out->push_arg(out->sink, "--rw-fd") < 0 ||
+			       out->push_arg(out->sink, fdbuf) < 0 ? -1 : 0;
+		}
+	}
+	return out->push_arg(out->sink, "--rw") < 0 ||
+	       out->push_arg(out->sink, policy->tmp_dir) < 0 ? -1 : 0;
+}
+
 static int landlock_confine(void *state, const char *const *argv, size_t argc,
                             const struct warden_policy *policy,
                             struct warden_confine_out *out, char *err,
@@ -708,6 +743,8 @@ static int landlock_confine(void *state, const char *const *argv, size_t argc,
 				goto oom;
 	if (ws && push_root(policy, out, root) < 0)
 		goto oom;
+	if (ws && push_tmp(policy, out) < 0)
+		goto oom;
 	if (out->push_arg(out->sink, "--") < 0)
 		goto oom;
 	for (i = 0; i < argc; i++)
@@ -715,6 +752,23 @@ static int landlock_confine(void *state, const char *const *argv, size_t argc,
 			goto oom;
 	if (ws && out->push_writable_root(out->sink, root) < 0)
 		goto oom;
+	if (ws && tmp_of(policy) != NULL &&
+	    out->push_writable_root(out->sink, tmp_of(policy)) < 0)
+		goto oom;
+	if (tmp_of(policy) != NULL) {
+		/* The host's /tmp is read as it is and never written. */
+		if (WARDEN_CONFINE_OUT_HAS(out, tmp_held))
+			out->tmp_held = 1;
+		/* Reads are not promised yet (SECURITY.md): named where the
+		 * mode is partial already; deny_read will decide for both. */
+		if (ws && policy->tmp_hide != NULL) {
+			size_t used = strlen(out->detail);
+
+			snprintf(out->detail + used, sizeof(out->detail) - used,
+			         "%sother sessions' temp areas in %.100s stay readable",
+			         used > 0 ? "; " : "", policy->tmp_hide);
+		}
+	}
 	if (WARDEN_CONFINE_OUT_HAS(out, read_only_held))
 		out->read_only_held = 1; /* checked above */
 	return 0;
