@@ -19,6 +19,15 @@ if [ "$(id -u)" -ne 0 ]; then
 	exit 1
 fi
 
+# gone_within SECONDS PATTERN: waits until no process's command line
+# holds PATTERN, for at most SECONDS.
+gone_within() {
+	end=$(( $(date +%s) + $1 ))
+	while [ -n "$(leftovers "$2")" ] && [ "$(date +%s)" -lt "$end" ]; do
+		sleep 0.1
+	done
+}
+
 config ll-ro read-only landlock
 config ll-ww workspace-write landlock
 O=$T/outside/file
@@ -152,7 +161,10 @@ for c in ll-ro ll-ww; do
 	[ $i -lt 100 ] || fail "$c: the command never started: $(cat "$T/kill.err")"
 	kill -KILL $wpid
 	wait $wpid
-	sleep 3
+	# What outlived warden would print its marker when its sleep ends:
+	# wait until nothing of the run is left (at most 3 s, longer than
+	# the sleeps), then look.
+	gone_within 3 "$p"
 	if grep -q -e "marker-$s" -e "orphan-$s" -e "setsid-$s" -e "double-$s" "$T/kill.out"; then
 		fail "$c: something outlived warden: $(tr '\n' ' ' <"$T/kill.out")"
 	else
@@ -204,7 +216,7 @@ if [ "$(cat /proc/sys/user/max_user_namespaces)" -gt 0 ]; then
 	done
 	kill -KILL $rpid
 	wait $rpid
-	sleep 4
+	gone_within 4 "$p"
 	if grep -q -e "marker-$s" -e "orphan-$s" -e "setsid-$s" "$T/kill.out" ||
 		[ -n "$(leftovers "$p")" ]; then
 		fail "as nobody: something outlived the runner: $(tr '\n' ' ' <"$T/kill.out") $(leftovers "$p")"

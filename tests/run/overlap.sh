@@ -12,9 +12,11 @@
 # For each kind of root (a git repository, whose commondir is pinned; one
 # without .git/hooks; a directory that is no repository, whose .git is
 # pinned): run A sleeps; run B, started while A's pins exist, tries to
-# plant the protected path again and again until well after A has ended.
-# Nothing may be planted, on the host, afterwards.  B is started both by
-# `warden run` and from the argv `warden confine` prints.
+# plant the protected path again and again until well after A has ended
+# (the test tells B when A has ended: a file in the root, made once
+# `warden run` A has exited, so after A's cleanup).  Nothing may be
+# planted, on the host, afterwards.  B is started both by `warden run` and
+# from the argv `warden confine` prints.
 . "${top_srcdir:?run by make check}/tests/run/lib.sh"
 
 EVIL='#!/bin/sh
@@ -31,16 +33,22 @@ make_root() {
 	esac
 }
 
-# The attack B runs: 60 tries, 0.1 s apart (A ends after about 2 s).
-ATTACK='{ echo >> .git/config; } 2>/dev/null || echo "refused at first"
-for i in $(seq 60); do
+# The attack B runs: tries 0.1 s apart, until A has ended (the file
+# a-ended appears in the root; A ends after about 2 s), and then 20 more,
+# for 2 s after A's cleanup.  At most 300 tries before A's end.
+ATTACK='try() {
 	{ echo /tmp > .git/commondir; } 2>/dev/null && echo "planted commondir $i"
 	{ mkdir -p .git/hooks && printf "%s\n" "$EVIL" > .git/hooks/pre-commit; } 2>/dev/null &&
 		echo "planted hook $i"
 	{ printf "[core]\n\tfsmonitor = touch $PWD/fsmonitor.ran\n" > .git/config; } 2>/dev/null &&
 		[ ! -s .git/HEAD ] && echo "planted config $i"
 	sleep 0.1
-done
+}
+{ echo >> .git/config; } 2>/dev/null || echo "refused at first"
+i=0
+while [ ! -e a-ended ] && [ $i -lt 300 ]; do i=$((i + 1)); try; done
+[ -e a-ended ] && echo "saw A end after $i tries"
+for j in $(seq 20); do i=$((i + 1)); try; done
 exit 0'
 
 for kind in git nohooks plain; do
@@ -63,14 +71,18 @@ for kind in git nohooks plain; do
 		[ -e "$pin" ] || fail "$w: run A made no pin at $pin"
 		if [ "$how" = run ]; then
 			(cd "$R" && EVIL=$EVIL "$WARDEN" --config "$T/o.ini" run -- /bin/sh -c "$ATTACK") \
-				>"$T/b.out" 2>&1 </dev/null
+				>"$T/b.out" 2>&1 </dev/null &
 		else
 			(cd "$R" && "$WARDEN" --config "$T/o.ini" confine -0 -- /bin/sh -c "$ATTACK") >"$T/argv" &&
-				(cd "$R" && EVIL=$EVIL xargs -0 sh -c 'exec "$@"' sh <"$T/argv") >"$T/b.out" 2>&1 </dev/null
+				(cd "$R" && EVIL=$EVIL xargs -0 sh -c 'exec "$@"' sh <"$T/argv") >"$T/b.out" 2>&1 </dev/null &
 		fi
-		# The premise: A ended while B ran (B's tries last 6 s, A's 2 s).
-		kill -0 $apid 2>/dev/null && fail "$w: premise: run A outlived run B"
+		bpid=$!
 		wait $apid
+		: >"$R/a-ended"
+		wait $bpid
+		# The premise: A ended while B ran (B saw a-ended, made after A's end).
+		grep -q "^saw A end" "$T/b.out" || fail "$w: premise: run B did not see run A end"
+		rm -f "$R/a-ended"
 		if grep -q planted "$T/b.out"; then
 			fail "$w: B planted: $(grep planted "$T/b.out" | head -n 3 | tr '\n' ' ')"
 		else

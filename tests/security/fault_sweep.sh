@@ -7,7 +7,20 @@
 # with the effect in the log or a refusal with a "warden: " message, and
 # the log still replays, holding the state before or the state after.
 #
-#   fault_sweep.sh            the sweeps of `make check` (every N)
+# The sweeps come in four parts, each a test of its own so that `make -j
+# check` runs them side by side (a part is a few hundred runs of warden):
+#
+#   fault_sweep_log.sh       session state changes: mode set, preset
+#                            select, session new
+#   fault_sweep_read.sh      requests that change nothing: config check,
+#                            session state/show, preset list, plugins,
+#                            confine (bwrap and landlock)
+#   fault_sweep_approve.sh   approve: allowed by a rule, and allowed by none
+#   fault_sweep_run.sh       run (bwrap, workspace-write), then ENOSPC / EIO
+#                            on the append
+#
+# Each sets FAULT_PART and sources this file; run directly (FAULT_PART
+# unset), it does every part, every N.
 # Needs the plain build: under ASan the allocator is ASan's and a preload
 # cannot take it over; the sanitizer build says so and skips (exit 77).
 set -eu
@@ -28,6 +41,7 @@ export XDG_CONFIG_HOME="$dir/xdg" XDG_STATE_HOME="$dir/state"
 mkdir -p "$dir/ws"
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
+part() { case ${FAULT_PART:-all} in all|"$1") return 0 ;; esac; return 1; }
 
 id=$("$WARDEN" session new --cwd "$dir/ws" | tail -n 1)
 "$WARDEN" --session "$id" mode set read-only >/dev/null
@@ -107,47 +121,52 @@ after_new() { # every session left behind replays
 }
 after_nothing() { return 0; }
 
-sweep "mode set (one append)" after_mode_set "$WARDEN" --session "$id" mode set workspace-write
-sweep "preset select (up to three appends)" after_preset "$WARDEN" --session "$id" preset select danger-full-access
-sweep "session new" after_new "$WARDEN" session new --cwd "$dir/ws"
-same_output=1
-sweep "config check --json" after_nothing "$WARDEN" config check --json
-sweep "session state --json" after_nothing "$WARDEN" session state "$id" --json
-sweep "session show --json" after_nothing "$WARDEN" session show "$id" --json
-sweep "session show" after_nothing "$WARDEN" session show "$id"
-sweep "preset list --json" after_nothing "$WARDEN" --session "$id" preset list --json
-same_output=0
+if part log; then
+	sweep "mode set (one append)" after_mode_set "$WARDEN" --session "$id" mode set workspace-write
+	sweep "preset select (up to three appends)" after_preset "$WARDEN" --session "$id" preset select danger-full-access
+	sweep "session new" after_new "$WARDEN" session new --cwd "$dir/ws"
+fi
+if part read; then
+	same_output=1
+	sweep "config check --json" after_nothing "$WARDEN" config check --json
+	sweep "session state --json" after_nothing "$WARDEN" session state "$id" --json
+	sweep "session show --json" after_nothing "$WARDEN" session show "$id" --json
+	sweep "session show" after_nothing "$WARDEN" session show "$id"
+	sweep "preset list --json" after_nothing "$WARDEN" --session "$id" preset list --json
+	same_output=0
 
-# confine: config, loading both backends, the probe (a real bwrap run),
-# the confined argv and its JSON.  It changes no state: success or a
-# clean refusal is all there is to judge.
-# One backend per config: with two, a probe that fails for want of memory
-# makes the next backend confine (correctly, but the output differs).
-printf '[warden]\n[backend bwrap]\nplugin = %s/plugins/bwrap/.libs/bwrap.so\n' \
-	"$top_builddir" >"$dir/bwrap.ini"
-printf '[warden]\n[backend landlock]\nplugin = %s/plugins/landlock/.libs/landlock.so\nrunner = %s/plugins/landlock/warden-landlock-run\n' \
-	"$top_builddir" "$top_builddir" >"$dir/landlock.ini"
-cat "$dir/bwrap.ini" >"$dir/sbx.ini"; tail -n +2 "$dir/landlock.ini" >>"$dir/sbx.ini"
-chmod 644 "$dir/bwrap.ini" "$dir/landlock.ini" "$dir/sbx.ini"
-same_output=1
-sweep "plugins --json" after_nothing "$WARDEN" --config "$dir/sbx.ini" plugins --json
-sweep "confine --json (bwrap)" after_nothing "$WARDEN" --config "$dir/bwrap.ini" confine --json --mode workspace-write --root "$dir/ws" -- /bin/echo 'a b'
-sweep "confine (landlock)" after_nothing "$WARDEN" --config "$dir/landlock.ini" confine --mode read-only --root "$dir/ws" -- /bin/echo 'a b'
-same_output=0
+	# confine: config, loading both backends, the probe (a real bwrap run),
+	# the confined argv and its JSON.  It changes no state: success or a
+	# clean refusal is all there is to judge.
+	# One backend per config: with two, a probe that fails for want of memory
+	# makes the next backend confine (correctly, but the output differs).
+	printf '[warden]\n[backend bwrap]\nplugin = %s/plugins/bwrap/.libs/bwrap.so\n' \
+		"$top_builddir" >"$dir/bwrap.ini"
+	printf '[warden]\n[backend landlock]\nplugin = %s/plugins/landlock/.libs/landlock.so\nrunner = %s/plugins/landlock/warden-landlock-run\n' \
+		"$top_builddir" "$top_builddir" >"$dir/landlock.ini"
+	cat "$dir/bwrap.ini" >"$dir/sbx.ini"; tail -n +2 "$dir/landlock.ini" >>"$dir/sbx.ini"
+	chmod 644 "$dir/bwrap.ini" "$dir/landlock.ini" "$dir/sbx.ini"
+	same_output=1
+	sweep "plugins --json" after_nothing "$WARDEN" --config "$dir/sbx.ini" plugins --json
+	sweep "confine --json (bwrap)" after_nothing "$WARDEN" --config "$dir/bwrap.ini" confine --json --mode workspace-write --root "$dir/ws" -- /bin/echo 'a b'
+	sweep "confine (landlock)" after_nothing "$WARDEN" --config "$dir/landlock.ini" confine --mode read-only --root "$dir/ws" -- /bin/echo 'a b'
+	same_output=0
+fi
 
-# approve: config, the rules answerer (in process), both audit appends.
-# Exit 0 (allowed-once) only with approval/asked and approval/decided of
-# one request id in the log; any other outcome or refusal leaves the old
-# log whole and replaying.
-printf '[warden]\n[answerer r]\nplugin = %s/plugins/rules/.libs/rules.so\nisolation = inproc\nallow = bash:ls*\n' \
-	"$top_builddir" >"$dir/approve.ini"
-chmod 644 "$dir/approve.ini"
-after_approve() {
-	# Outcomes are recorded; an error after approval/asked was committed
-	# leaves that line alone (the request failed, nothing was decided).
-	log_kept 0 || return 1
-	"$WARDEN" session state "$id" >/dev/null || { echo "log does not replay" >&2; return 1; }
-	[ "$1" -ne 0 ] || /usr/bin/python3 - "$(find "$dir/state" -name "$id.jsonl")" <<'PY'
+if part approve; then
+	# approve: config, the rules answerer (in process), both audit appends.
+	# Exit 0 (allowed-once) only with approval/asked and approval/decided of
+	# one request id in the log; any other outcome or refusal leaves the old
+	# log whole and replaying.
+	printf '[warden]\n[answerer r]\nplugin = %s/plugins/rules/.libs/rules.so\nisolation = inproc\nallow = bash:ls*\n' \
+		"$top_builddir" >"$dir/approve.ini"
+	chmod 644 "$dir/approve.ini"
+	after_approve() {
+		# Outcomes are recorded; an error after approval/asked was committed
+		# leaves that line alone (the request failed, nothing was decided).
+		log_kept 0 || return 1
+		"$WARDEN" session state "$id" >/dev/null || { echo "log does not replay" >&2; return 1; }
+		[ "$1" -ne 0 ] || /usr/bin/python3 - "$(find "$dir/state" -name "$id.jsonl")" <<'PY'
 import json, sys
 ev = [json.loads(l) for l in open(sys.argv[1])]
 asked = [e for e in ev if e["type"] == "approval/asked"]
@@ -156,51 +175,54 @@ assert len(asked) == 1 and len(decided) == 1, (asked, decided)
 assert asked[0]["request_id"] == decided[0]["request_id"]
 assert decided[0]["outcome"] == "allowed-once", decided[0]
 PY
-}
-sweep "approve (rules, inproc)" after_approve "$WARDEN" --config "$dir/approve.ini" --session "$id" approve --tool bash --subject 'ls -l'
-# A request no rule allows: no failure anywhere may turn it into a yes.
-after_never_yes() {
-	log_kept 0 || return 1
-	[ "$1" -ne 0 ] || { echo "allowed-once for a request no answerer allows" >&2; return 1; }
-}
-sweep_expect_fail=1
-sweep "approve of what no rule allows" after_never_yes "$WARDEN" --config "$dir/approve.ini" --session "$id" approve --tool bash --subject 'rm -rf /'
-sweep_expect_fail=0
+	}
+	sweep "approve (rules, inproc)" after_approve "$WARDEN" --config "$dir/approve.ini" --session "$id" approve --tool bash --subject 'ls -l'
+	# A request no rule allows: no failure anywhere may turn it into a yes.
+	after_never_yes() {
+		log_kept 0 || return 1
+		[ "$1" -ne 0 ] || { echo "allowed-once for a request no answerer allows" >&2; return 1; }
+	}
+	sweep_expect_fail=1
+	sweep "approve of what no rule allows" after_never_yes "$WARDEN" --config "$dir/approve.ini" --session "$id" approve --tool bash --subject 'rm -rf /'
+	sweep_expect_fail=0
+fi
 
-# run: config, policy, the probe and confine (bwrap), spawn, classify,
-# the sandbox/run append.  Exit 0 only if the command really wrote its
-# file inside the workspace and the run is in the log.
-printf '[warden]\n[backend bwrap]\nplugin = %s/plugins/bwrap/.libs/bwrap.so\nlauncher = %s/plugins/bwrap/warden-bwrap-exec\n' \
-	"$top_builddir" "$top_builddir" >"$dir/run.ini"
-chmod 644 "$dir/run.ini"
-"$WARDEN" --session "$id" mode set workspace-write >/dev/null
-cp -a "$dir/state" "$dir/pristine.run"
-rm -rf "$dir/pristine"; mv "$dir/pristine.run" "$dir/pristine"
-after_run() {
-	# A run that started is recorded whatever its status: prefix only.
-	log_kept 0 || return 1
-	"$WARDEN" session state "$id" >/dev/null || { echo "log does not replay" >&2; return 1; }
-	if [ "$1" -eq 0 ]; then
-		[ "$(cat "$dir/ws/out" 2>/dev/null)" = written ] || { echo "exit 0 but the file is not written" >&2; return 1; }
-		grep -q '"type":"sandbox/run"' "$(find "$dir/state" -name "$id.jsonl")" ||
-			{ echo "exit 0 but no sandbox/run event" >&2; return 1; }
-	fi
-	rm -f "$dir/ws/out"
-}
-sweep "run (bwrap, workspace-write)" after_run "$WARDEN" --config "$dir/run.ini" --session "$id" run -- /bin/sh -c "echo written > '$dir/ws/out'"
+if part run; then
+	# run: config, policy, the probe and confine (bwrap), spawn, classify,
+	# the sandbox/run append.  Exit 0 only if the command really wrote its
+	# file inside the workspace and the run is in the log.
+	printf '[warden]\n[backend bwrap]\nplugin = %s/plugins/bwrap/.libs/bwrap.so\nlauncher = %s/plugins/bwrap/warden-bwrap-exec\n' \
+		"$top_builddir" "$top_builddir" >"$dir/run.ini"
+	chmod 644 "$dir/run.ini"
+	"$WARDEN" --session "$id" mode set workspace-write >/dev/null
+	cp -a "$dir/state" "$dir/pristine.run"
+	rm -rf "$dir/pristine"; mv "$dir/pristine.run" "$dir/pristine"
+	after_run() {
+		# A run that started is recorded whatever its status: prefix only.
+		log_kept 0 || return 1
+		"$WARDEN" session state "$id" >/dev/null || { echo "log does not replay" >&2; return 1; }
+		if [ "$1" -eq 0 ]; then
+			[ "$(cat "$dir/ws/out" 2>/dev/null)" = written ] || { echo "exit 0 but the file is not written" >&2; return 1; }
+			grep -q '"type":"sandbox/run"' "$(find "$dir/state" -name "$id.jsonl")" ||
+				{ echo "exit 0 but no sandbox/run event" >&2; return 1; }
+		fi
+		rm -f "$dir/ws/out"
+	}
+	sweep "run (bwrap, workspace-write)" after_run "$WARDEN" --config "$dir/run.ini" --session "$id" run -- /bin/sh -c "echo written > '$dir/ws/out'"
 
-# --- a full disk and I/O errors on the append ----------------------------
-for mode in enospc eio fsync-eio; do
-	restore
-	before=$(sha256sum <"$(find "$dir/state" -name "$id.jsonl")")
-	st=0
-	WARDEN_FAULT_LOG=$mode LD_PRELOAD="$shim" "$WARDEN" --session "$id" mode set read-only \
-		>"$dir/out" 2>"$dir/err" || st=$?
-	[ "$st" -eq 74 ] || { cat "$dir/err" >&2; fail "$mode: exit $st, not 74"; }
-	grep -qE "^warden: .*(cannot append|cannot fsync).*$id.jsonl" "$dir/err" ||
-		{ cat "$dir/err" >&2; fail "$mode: the message does not name the log"; }
-	after=$(sha256sum <"$(find "$dir/state" -name "$id.jsonl")")
-	[ "$before" = "$after" ] || fail "$mode: the log changed (a partial line left behind?)"
-	[ "$(mode_now)" = workspace-write ] || fail "$mode: the refused mode took effect"
-	echo "ok: $mode on the append: refused (74), log unchanged, replays"
-done
+	# --- a full disk and I/O errors on the append ----------------------------
+	for mode in enospc eio fsync-eio; do
+		restore
+		before=$(sha256sum <"$(find "$dir/state" -name "$id.jsonl")")
+		st=0
+		WARDEN_FAULT_LOG=$mode LD_PRELOAD="$shim" "$WARDEN" --session "$id" mode set read-only \
+			>"$dir/out" 2>"$dir/err" || st=$?
+		[ "$st" -eq 74 ] || { cat "$dir/err" >&2; fail "$mode: exit $st, not 74"; }
+		grep -qE "^warden: .*(cannot append|cannot fsync).*$id.jsonl" "$dir/err" ||
+			{ cat "$dir/err" >&2; fail "$mode: the message does not name the log"; }
+		after=$(sha256sum <"$(find "$dir/state" -name "$id.jsonl")")
+		[ "$before" = "$after" ] || fail "$mode: the log changed (a partial line left behind?)"
+		[ "$(mode_now)" = workspace-write ] || fail "$mode: the refused mode took effect"
+		echo "ok: $mode on the append: refused (74), log unchanged, replays"
+	done
+fi
