@@ -293,6 +293,8 @@ json_t *warden_run_report_json(const struct warden_run_report *rep)
 	json_object_set_new(o, "argv", args);
 	json_object_set_new(o, "cwd", rep->dir[0] ? json_or_null(warden_json_string_lossy(rep->dir))
 	                                          : json_null());
+	json_object_set_new(o, "detail", rep->detail[0] ? json_or_null(warden_json_string_lossy(rep->detail))
+	                                                : json_null());
 	json_object_set_new(o, "tmp_dir", rep->tmp_dir[0] ? json_or_null(warden_json_string_lossy(rep->tmp_dir))
 	                                                  : json_null());
 	json_object_set_new(o, "call_id", rep->call_id != NULL && rep->call_id[0]
@@ -1084,6 +1086,7 @@ static int confine(struct run_ctx *x, const struct warden_resolved *res,
 	} else if (x->tmp_entry != NULL)
 		snprintf(rep->tmp_dir, sizeof(rep->tmp_dir), "%s", x->scratch.dir);
 	rep->enforcement = x->confined->enforcement;
+	snprintf(rep->detail, sizeof(rep->detail), "%s", x->confined->detail);
 	rep->network_enforcement = x->confined->network_enforcement;
 	snprintf(rep->network_detail, sizeof(rep->network_detail), "%s",
 	         x->confined->network_detail);

@@ -146,6 +146,8 @@ struct warden_run_report {
 	char dir[PATH_MAX];         /* the directory the command starts in:
 	                               the request's, else the caller's when
 	                               inside the root, else the root */
+	char detail[256];           /* what the confinement holds partially,
+	                               or "" */
 	char tmp_dir[PATH_MAX];     /* the command's temp area (TMPDIR), or ""
 	                               when it has none of warden's */
 	const char *call_id;        /* the request's (borrowed), or NULL */
