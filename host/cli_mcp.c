@@ -348,6 +348,7 @@ static void call_run(struct warden_server *srv, struct mcp *m, json_t *id,
 	req.cwd = m->root;
 	req.call_id = call_id;
 	req.pipe_stdout = 1;
+	req.cwd_from_root = 1;
 	if (warden_server_run(srv, id, &req, m->elicit ? &ops_elicit : &ops_waterfall,
 	                      c, &err) < 0) {
 		char text[WARDEN_ERROR_MAX + 32];

@@ -839,6 +839,7 @@ static void m_run(struct warden_server *srv, json_t *id, json_t *params, void *u
 	if (id == NULL)
 		return;
 	memset(&req, 0, sizeof(req));
+	req.cwd_from_root = 1;
 	if (check_keys(srv, id, "run", params, keys) < 0 ||
 	    str_param(srv, id, "run", params, "command", 0, &req.command) < 0 ||
 	    argv_param(srv, id, "run", params, argv, 256, &argc) < 0 ||

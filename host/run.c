@@ -1190,7 +1190,8 @@ static int run_flow(struct run_ctx *x, struct warden_run_report *rep,
 	const struct warden_run_request *req = x->req;
 	const struct warden_config *cfg = x->c->cfg;
 	struct warden_resolved res;
-	char why[512];
+	char why[512], joined[PATH_MAX];
+	const char *cwd;
 	int r;
 
 	/* 1. the argv */
@@ -1232,7 +1233,15 @@ static int run_flow(struct run_ctx *x, struct warden_run_report *rep,
 	/* The directory it runs in (host/program.h), and the program:
 	 * looked up as the run will, and for an escalation opened and
 	 * described. */
-	if ((r = warden_program_dir(&x->prog, req->cwd, res.root, x->root_fd,
+	cwd = req->cwd;
+	if (cwd != NULL && cwd[0] != '/' && req->cwd_from_root) {
+		if ((size_t)snprintf(joined, sizeof(joined), "%s/%s", res.root, cwd) >=
+		    sizeof(joined))
+			return warden_error_set(err, WARDEN_EUSAGE,
+			                        "cwd %.200s: too long", cwd);
+		cwd = joined;
+	}
+	if ((r = warden_program_dir(&x->prog, cwd, res.root, x->root_fd,
 	                            err)) < 0 ||
 	    (r = warden_env_patterns(cfg, &x->patterns, &x->n_patterns, err)) < 0)
 		return r;

@@ -91,6 +91,10 @@ struct warden_run_request {
 	                               reason) */
 	const char *cwd;            /* NULL, or the directory to run in
 	                               (relative to the current one) */
+	int cwd_from_root;          /* 1: a relative cwd is taken from the
+	                               workspace root (serve, mcp: the
+	                               server's own directory means nothing
+	                               to its client) */
 	const char *call_id;        /* NULL or the caller's tool-call id: in the
 	                               approval request and every event */
 	int pipe_stdout;            /* stdout through a pipe (spawn.h): the

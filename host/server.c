@@ -538,6 +538,7 @@ static json_t *request_to_json(const struct warden_run_request *req)
 	json_object_set_new(o, "escalate", json_integer(req->escalate));
 	json_object_set_new(o, "escalate_network", json_integer(req->escalate_network));
 	json_object_set_new(o, "pipe_stdout", json_integer(req->pipe_stdout));
+	json_object_set_new(o, "cwd_from_root", json_integer(req->cwd_from_root));
 	return o;
 }
 
@@ -574,6 +575,7 @@ static int request_from_json(json_t *o, struct warden_run_request *req,
 	req->escalate = (int)json_integer_value(json_object_get(o, "escalate"));
 	req->escalate_network = (int)json_integer_value(json_object_get(o, "escalate_network"));
 	req->pipe_stdout = (int)json_integer_value(json_object_get(o, "pipe_stdout"));
+	req->cwd_from_root = (int)json_integer_value(json_object_get(o, "cwd_from_root"));
 	req->notice = worker_notice;
 	return 0;
 }

@@ -233,6 +233,13 @@ def runs(c, sid):
           "run: 10 MB of random bytes without a final newline arrive exact (%.2f s)"
           % (time.time() - t0), (r["class"], len(out)))
     os.unlink(os.path.join(WS, "big"))
+    os.makedirs(os.path.join(WS, "sub"), exist_ok=True)
+    r, out, err = c.run({"argv": ["pwd"], "cwd": "sub", "session": sid})
+    want = os.path.realpath(os.path.join(WS, "sub"))
+    check(r["class"] == "ok" and out == (want + "\n").encode() and r["cwd"] == want,
+          "run: a relative cwd is taken from the session's root, not the server's directory",
+          (r, out, err))
+    os.rmdir(os.path.join(WS, "sub"))
     r, out, err = c.run({"command": "printf '\\377\\000\\303(' >&2; printf 'no newline'",
                          "session": sid})
     check(out == b"no newline" and err == b"\xff\x00\xc3(", "run: invalid UTF-8 and NUL on stderr",
