@@ -473,30 +473,46 @@ struct held_ctx {
 };
 
 /* Whether path, or a directory above it, matches a held pattern; with
- * ancestors, also whether path is a directory on the way to one. */
+ * ancestors, also whether path is a directory on the way to one (the
+ * pattern's first components match it, and it has more). */
 static int is_held(const char *path, const char *const *held, size_t n,
                    int ancestors)
 {
-	char buf[PATH_MAX], *slash;
-	size_t i, len, plen = strlen(path);
+	char buf[PATH_MAX], pat[PATH_MAX], *slash;
+	const char *p;
+	size_t i, k, comps = 0;
 
 	snprintf(buf, sizeof(buf), "%s", path);
 	for (;;) {
 		for (i = 0; i < n; i++)
 			if (held[i] != NULL && fnmatch(held[i], buf, FNM_PATHNAME) == 0)
 				return 1;
-		slash = strrchr(buf, '/');
-		if (slash == NULL || slash == buf)
+		if (strcmp(buf, "/") == 0)
 			break;
-		*slash = '\0';
+		slash = strrchr(buf, '/');
+		if (slash == NULL)
+			break;
+		if (slash == buf)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
 	}
-	for (i = 0; ancestors && i < n; i++) {
+	if (!ancestors || strcmp(path, "/") == 0)
+		return 0;
+	for (p = path; *p != '\0'; p++)
+		comps += *p == '/';
+	for (i = 0; i < n; i++) {
 		if (held[i] == NULL)
 			continue;
-		/* The fixed part of the pattern, up to its first glob. */
-		len = strcspn(held[i], "*?[\\");
-		if (plen < len && strncmp(held[i], path, plen) == 0 &&
-		    held[i][plen] == '/' && strcmp(path, "/") != 0)
+		/* The pattern cut after as many components as path has. */
+		for (p = held[i], k = 0; *p != '\0'; p++)
+			if (*p == '/' && k++ == comps)
+				break;
+		if (*p != '/' || (size_t)(p - held[i]) >= sizeof(pat))
+			continue;
+		memcpy(pat, held[i], (size_t)(p - held[i]));
+		pat[p - held[i]] = '\0';
+		if (fnmatch(pat, path, FNM_PATHNAME) == 0)
 			return 1;
 	}
 	return 0;

@@ -184,6 +184,11 @@ int warden_scratch_remove_tree(int dirfd, const char *name, int max_depth)
 		return -1;
 	}
 	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == EACCES &&
+	    /* A directory (unlinkat said so) the command made unreadable;
+	     * nothing of the run is left to swap it. */
+	    fchmodat(dirfd, name, 0700, 0) == 0)
+		fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	saved = empty_dir(fd, max_depth - 1);
@@ -204,7 +209,7 @@ void warden_scratch_close(struct warden_scratch *s)
 	    (slash = strrchr(s->dir, '/')) != NULL) {
 		base = open(s->parent, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (base >= 0) {
-			(void)warden_scratch_remove_tree(base, slash + 1, 64);
+			(void)warden_scratch_remove_tree(base, slash + 1, 256);
 			close(base);
 		}
 	}
