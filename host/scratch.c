@@ -21,6 +21,8 @@
 
 #include "scratch.h"
 
+const char *warden_scratch_base = WARDEN_SCRATCH_BASE;
+
 void warden_scratch_init(struct warden_scratch *s)
 {
 	memset(s, 0, sizeof(*s));
@@ -35,7 +37,7 @@ static int open_base(struct warden_scratch *s, struct warden_error *err)
 	int fd;
 
 	snprintf(s->parent, sizeof(s->parent), "%s/warden-%lu",
-	         WARDEN_SCRATCH_BASE, (unsigned long)uid);
+	         warden_scratch_base, (unsigned long)uid);
 	if (mkdir(s->parent, 0700) < 0 && errno != EEXIST) {
 		if (errno == EACCES || errno == EPERM || errno == EROFS) {
 			/* warden itself confined (a nested run): no area. */

@@ -21,6 +21,11 @@
 
 #define WARDEN_SCRATCH_BASE "/tmp"
 
+/* Where warden-UID is made: WARDEN_SCRATCH_BASE, which only the unit
+ * tests change (to a directory of their own, so that what they do to
+ * warden-UID never meets a real run's). */
+extern const char *warden_scratch_base;
+
 struct warden_scratch {
 	char dir[PATH_MAX];     /* the area, absolute */
 	char parent[PATH_MAX];  /* WARDEN_SCRATCH_BASE/warden-UID */

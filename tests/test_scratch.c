@@ -23,11 +23,12 @@
 
 #define DEEP 100
 
-static char base[64];           /* WARDEN_SCRATCH_BASE/warden-UID */
+static char tbase[64];          /* the test's own base, like /tmp */
+static char base[96];           /* tbase/warden-UID */
 
 static void make_base_name(void)
 {
-	snprintf(base, sizeof(base), "%s/warden-%lu", WARDEN_SCRATCH_BASE,
+	snprintf(base, sizeof(base), "%s/warden-%lu", tbase,
 	         (unsigned long)geteuid());
 }
 
@@ -85,7 +86,7 @@ static int exists(const char *path)
 /* A directory outside the base, with a file in it, for links to point at. */
 static void make_outside(char dir[PATH_MAX], char file[PATH_MAX])
 {
-	snprintf(dir, PATH_MAX, "%s/test-scratch-outside-XXXXXX", WARDEN_SCRATCH_BASE);
+	snprintf(dir, PATH_MAX, "%s/test-scratch-outside-XXXXXX", tbase);
 	assert_non_null(mkdtemp(dir));
 	snprintf(file, PATH_MAX, "%s/keep", dir);
 	write_file(file, "kept\n");
@@ -323,7 +324,7 @@ static void test_run_area_close_removes_a_directory_of_mode_000_unprivileged(voi
 		 * unprivileged already */
 		skip();
 	}
-	snprintf(other, sizeof(other), "%s/warden-65534", WARDEN_SCRATCH_BASE);
+	snprintf(other, sizeof(other), "%s/warden-65534", tbase);
 	existed = exists(other);
 	pid = fork();
 	assert_true(pid >= 0);
@@ -349,10 +350,10 @@ static void test_run_area_close_removes_a_directory_of_mode_000_unprivileged(voi
 	}
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	if (!existed) {
-		int fd = open(WARDEN_SCRATCH_BASE, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		int fd = open(tbase, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
 		assert_true(fd >= 0);
-		(void)warden_scratch_remove_tree(fd, other + strlen(WARDEN_SCRATCH_BASE) + 1, 8);
+		(void)warden_scratch_remove_tree(fd, other + strlen(tbase) + 1, 8);
 		close(fd);
 	}
 	assert_true(WIFEXITED(status));
@@ -390,7 +391,7 @@ static void test_remove_tree_of_a_missing_name_is_success(void **unused)
 
 	(void)unused;
 	snprintf(name, sizeof(name), "test-scratch-%ld-absent", (long)getpid());
-	fd = open_dir(WARDEN_SCRATCH_BASE);
+	fd = open_dir(tbase);
 	assert_int_equal(warden_scratch_remove_tree(fd, name, 8), 0);
 	assert_int_equal(warden_scratch_remove_tree(fd, name, 0), 0);
 	close(fd);
@@ -404,9 +405,9 @@ static void test_remove_tree_removes_a_link_and_never_its_target(void **unused)
 	(void)unused;
 	make_outside(outside, keep);
 	snprintf(name, sizeof(name), "test-scratch-%ld-link", (long)getpid());
-	snprintf(link, sizeof(link), "%s/%s", WARDEN_SCRATCH_BASE, name);
+	snprintf(link, sizeof(link), "%s/%s", tbase, name);
 	assert_int_equal(symlink(outside, link), 0);
-	fd = open_dir(WARDEN_SCRATCH_BASE);
+	fd = open_dir(tbase);
 	assert_int_equal(warden_scratch_remove_tree(fd, name, 8), 0);
 	close(fd);
 	assert_false(exists(link));
@@ -493,7 +494,7 @@ static void test_base_open_to_others_is_refused_and_nothing_is_made(void **unuse
 	warden_scratch_close(&s);
 }
 
-static char aside[128];         /* the real base, while a link stands in */
+static char aside[256];         /* the real base, while a link stands in */
 static char target[PATH_MAX];   /* where the link points */
 static int swapped;
 
@@ -507,7 +508,7 @@ static int replace_base_by_link(void **unused)
 	if (mkdir(base, 0700) < 0 && errno != EEXIST)
 		return -1;
 	snprintf(target, sizeof(target), "%s/test-scratch-target-XXXXXX",
-	         WARDEN_SCRATCH_BASE);
+	         tbase);
 	if (mkdtemp(target) == NULL)
 		return -1;
 	snprintf(aside, sizeof(aside), "%s.aside-%ld", base, (long)getpid());
@@ -593,6 +594,19 @@ int main(void)
 		                                replace_base_by_link, restore_base),
 	};
 
+	int rc, fd;
+
+	/* A base of the test's own (sticky and open to all, as /tmp is):
+	 * what these tests do to warden-UID never meets a real run's. */
+	snprintf(tbase, sizeof(tbase), "/tmp/test-scratch-base-XXXXXX");
+	if (mkdtemp(tbase) == NULL || chmod(tbase, 01777) < 0)
+		return 1;
+	warden_scratch_base = tbase;
 	make_base_name();
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	if ((fd = open("/tmp", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
+		(void)warden_scratch_remove_tree(fd, tbase + strlen("/tmp/"), 64);
+		close(fd);
+	}
+	return rc;
 }
