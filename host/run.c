@@ -486,10 +486,11 @@ static void describe_denial(struct warden_run_report *rep,
 		         "a write to %.300s was refused (read-only allows none)",
 		         rep->denied_path);
 	else if (rep->tmp_dir[0] != '\0' && under(rep->denied_path, "/tmp") &&
-	         !under(rep->denied_path, rep->tmp_dir))
+	         !under(rep->denied_path, rep->tmp_dir) &&
+	         !under(rep->denied_path, rep->root))
 		snprintf(rep->denial, n,
-		         "a write to %.300s was refused: /tmp is the host's and read-only inside; write temporary files in $TMPDIR (%.300s), which %s",
-		         rep->denied_path, rep->tmp_dir,
+		         "a write to %.250s, outside the workspace root %.250s, was refused: /tmp is the host's and read-only inside; write temporary files in $TMPDIR (%.200s), which %s",
+		         rep->denied_path, rep->root, rep->tmp_dir,
 		         rep->session[0] ? "this session keeps across its runs"
 		                         : "lasts as long as this run (a session keeps one across its runs)");
 	else if (under(rep->denied_path, rep->root))
