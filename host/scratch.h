@@ -8,7 +8,7 @@
  * WARDEN_SCRATCH_BASE/warden-UID (mode 0700, the user's own: never a
  * link, never another user's, never open to others), a session's is its
  * id inside it and is kept across the session's runs, a run without a
- * session gets run-XXXXXXXX, removed (without following any link) when
+ * session gets run+XXXXXXXX ('+' is never in a session id), removed (without following any link) when
  * the run ends.  Backends hide the other entries of warden-UID: another
  * session's files stay unread.
  */

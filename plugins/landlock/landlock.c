@@ -613,18 +613,16 @@ static int check_read_only_paths(const struct warden_policy *policy,
 	return 0;
 }
 
-/* The --rw argument pair for the root: the host's descriptor when it can
- * pass one (nothing can swap the path between its check and the rule),
- * else the path. */
-static int push_root(const struct warden_policy *policy,
-                     struct warden_confine_out *out, const char *root)
+/* The --rw argument pair for a writable directory: the host's descriptor
+ * of it (held, or -1) when it can pass one (nothing can swap the path
+ * between its check and the rule), else the path. */
+static int push_rw(int held, const char *path, struct warden_confine_out *out)
 {
 	char fdbuf[16];
 	int fd, n;
 
-	if (WARDEN_POLICY_HAS(policy, root_fd) && policy->root_fd >= 0 &&
-	    WARDEN_CONFINE_OUT_HAS(out, push_fd) && out->push_fd != NULL) {
-		fd = fcntl(policy->root_fd, F_DUPFD_CLOEXEC, 3);
+	if (held >= 0 && WARDEN_CONFINE_OUT_HAS(out, push_fd) && out->push_fd != NULL) {
+		fd = fcntl(held, F_DUPFD_CLOEXEC, 3);
 		if (fd < 0)
 			return -1;
 		/* The host owns fd from here on, whatever push_fd answers. */
@@ -636,7 +634,7 @@ static int push_root(const struct warden_policy *policy,
 		}
 	}
 	return out->push_arg(out->sink, "--rw") < 0 ||
-	       out->push_arg(out->sink, root) < 0 ? -1 : 0;
+	       out->push_arg(out->sink, path) < 0 ? -1 : 0;
 }
 
 /* The host's temp area (plugin.h, v1.2), or NULL. */
@@ -644,32 +642,6 @@ static const char *tmp_of(const struct warden_policy *policy)
 {
 	return WARDEN_POLICY_HAS(policy, cwd) && policy->tmp_dir != NULL &&
 	       policy->tmp_dir[0] == '/' ? policy->tmp_dir : NULL;
-}
-
-/* The --rw argument pair for the temp area: by descriptor when the host
- * passes them. */
-static int push_tmp(const struct warden_policy *policy,
-                    struct warden_confine_out *out)
-{
-	char fdbuf[16];
-	int fd, n;
-
-	if (tmp_of(policy) == NULL)
-		return 0;
-	if (policy->tmp_fd >= 0 && WARDEN_CONFINE_OUT_HAS(out, push_fd) &&
-	    out->push_fd != NULL) {
-		fd = fcntl(policy->tmp_fd, F_DUPFD_CLOEXEC, 3);
-		if (fd < 0)
-			return -1;
-		n = out->push_fd(out->sink, fd);
-		if (n >= 3) {
-			snprintf(fdbuf, sizeof(fdbuf), "%d", n);
-			return out->push_arg(out->sink, "--rw-fd") < 0 ||
-			       out->push_arg(out->sink, fdbuf) < 0 ? -1 : 0;
-		}
-	}
-	return out->push_arg(out->sink, "--rw") < 0 ||
-	       out->push_arg(out->sink, policy->tmp_dir) < 0 ? -1 : 0;
 }
 
 static int landlock_confine(void *state, const char *const *argv, size_t argc,
@@ -741,9 +713,10 @@ static int landlock_confine(void *state, const char *const *argv, size_t argc,
 			if (out->push_arg(out->sink, "--allow-unix-socket") < 0 ||
 			    out->push_arg(out->sink, policy->allow_unix_sockets[i]) < 0)
 				goto oom;
-	if (ws && push_root(policy, out, root) < 0)
+	if (ws && push_rw(WARDEN_POLICY_HAS(policy, root_fd) ? policy->root_fd : -1,
+	                  root, out) < 0)
 		goto oom;
-	if (ws && push_tmp(policy, out) < 0)
+	if (ws && tmp_of(policy) != NULL && push_rw(policy->tmp_fd, policy->tmp_dir, out) < 0)
 		goto oom;
 	if (out->push_arg(out->sink, "--") < 0)
 		goto oom;
