@@ -87,6 +87,11 @@
  *          /tmp), cwd (where the command starts).
  *        warden_confine_out: tmp_held, push_held (the paths a denial
  *          may name without the backend's signature).
+ *   1.3  warden_policy: more_roots, more_root_fds, more_root_kinds,
+ *          n_more_roots (writable roots beside workspace_root, a git
+ *          worktree's common directory among them), deny_read,
+ *          n_deny_read (paths the command must not read).
+ *        warden_confine_out: deny_read_held.
  *
  * Meeting an older host.  A plugin built against this header and loaded
  * by a 1.0 host is loaded (that host reads the 1.0 prefix of the
@@ -144,7 +149,7 @@ extern "C" {
 
 /* The ABI this header describes. */
 #define WARDEN_PLUGIN_ABI_MAJOR 1
-#define WARDEN_PLUGIN_ABI_MINOR 2
+#define WARDEN_PLUGIN_ABI_MINOR 3
 
 /* The one symbol a plugin exports. */
 #define WARDEN_PLUGIN_SYMBOL "warden_plugin"
@@ -481,6 +486,42 @@ struct warden_policy {
 	 * starts exactly there: a backend whose sandbox cannot show it fails
 	 * confine() naming it, and never lets the command start elsewhere. */
 	const char *cwd;
+
+	/* Appended in v1.3: read them only after WARDEN_POLICY_HAS; a 1.2
+	 * host never sets them. */
+
+	/* Writable roots beside workspace_root (absolute, resolved, none
+	 * under another root), writable in workspace-write like the
+	 * workspace root and read-only in read-only.  Every rule the backend
+	 * keeps inside the workspace root (its protected paths, the
+	 * read_only_paths under it, pinning what leads to them) applies
+	 * inside each of them.  more_root_fds[i]: an O_PATH descriptor of
+	 * more_roots[i], opened like root_fd, or -1.  more_root_kinds[i]:
+	 * enum warden_root_kind. */
+	const char *const *more_roots;
+	const int *more_root_fds;
+	const int *more_root_kinds;
+	size_t n_more_roots;
+	/* Paths the command must not read, in every mode the backend is
+	 * given (absolute, resolved, each existing when the host built the
+	 * policy: the host expanded `~` and globs).  A backend that refuses
+	 * every read of each (a read is refused, not answered empty) sets
+	 * out->deny_read_held; one that cannot leaves it 0 and names what it
+	 * left readable in detail: the host then counts the confinement as
+	 * partial. */
+	const char *const *deny_read;
+	size_t n_deny_read;
+};
+
+/* What a writable root is (v1.3). */
+enum warden_root_kind {
+	WARDEN_ROOT_PLAIN = 0,
+	/* The common directory of a git repository (its `.git`) that a
+	 * linked worktree under the workspace root keeps its objects, refs
+	 * and logs in.  The backend's protected paths that begin with
+	 * ".git/" apply inside it without that prefix (hooks/, config, ...);
+	 * the others do not apply. */
+	WARDEN_ROOT_GIT_COMMON_DIR = 1,
 };
 
 /* Whether the host's struct warden_policy includes `field`. */
@@ -559,6 +600,11 @@ struct warden_confine_out {
 	 * (EBUSY, EROFS, EACCES, EPERM) is a denial with that path, whatever
 	 * the backend's denial signatures.  0, or -1 (out of memory). */
 	int (*push_held)(void *sink, const char *path);
+
+	/* Appended in v1.3. */
+	/* 1: every policy->deny_read path refuses reads inside (EACCES or
+	 * EPERM, never an empty answer). */
+	int deny_read_held;
 };
 
 /* What a host that spawns the argv itself does in the child before exec,
