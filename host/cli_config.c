@@ -10,10 +10,12 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
 #include "cli.h"
+#include "denyread.h"
 #include "inputs.h"
 #include "policy.h"
 #include "text.h"
@@ -74,8 +76,58 @@ static json_t *inputs_json(const struct warden_inputs *in, const char *root,
 	return a;
 }
 
+/* What deny_read matches today, under the configured root (else the
+ * current directory, a run's root without one). */
+static int deny_matches(const struct warden_config *c, struct warden_deny *d,
+                        struct warden_error *err)
+{
+	char root[PATH_MAX];
+	const char *roots[1] = { root };
+
+	root_of(c, root);
+	if (root[0] == '\0' && getcwd(root, sizeof(root)) == NULL)
+		root[0] = '\0';
+	return warden_deny_expand(c, roots, root[0] != '\0', d, err);
+}
+
+static json_t *deny_json(const struct warden_deny *d)
+{
+	json_t *a = json_array();
+	size_t i, k;
+
+	for (i = 0; i < d->n_list; i++) {
+		json_t *m = json_array();
+
+		for (k = 0; k < d->n; k++)
+			if (strcmp(d->patterns[k], d->list[i]) == 0)
+				json_array_append_new(m, warden_cli_json_string(d->paths[k]));
+		json_array_append_new(a, json_pack("{s:o,s:o}", "pattern",
+		                      warden_cli_json_string(d->list[i]), "matches", m));
+	}
+	return a;
+}
+
+static void print_deny(const struct warden_deny *d)
+{
+	size_t i, k, n;
+
+	printf("deny_read (%zu patterns, %zu paths kept unread today):\n",
+	       d->n_list, d->n);
+	for (i = 0; i < d->n_list; i++) {
+		for (k = n = 0; k < d->n; k++)
+			if (strcmp(d->patterns[k], d->list[i]) == 0) {
+				warden_text_line(stdout, "  deny_read = %s: %s", d->list[i],
+				                 d->paths[k]);
+				n++;
+			}
+		if (n == 0)
+			warden_text_line(stdout, "  deny_read = %s: nothing today", d->list[i]);
+	}
+}
+
 static json_t *summary_json(const struct warden_config *c,
-                            const struct warden_inputs *in)
+                            const struct warden_inputs *in,
+                            const struct warden_deny *deny)
 {
 	json_t *o = json_object(), *presets = json_array();
 	char root[PATH_MAX];
@@ -110,6 +162,8 @@ static json_t *summary_json(const struct warden_config *c,
 	root_of(c, root);
 	json_object_set_new(o, "inputs", inputs_json(in, root, 0));
 	json_object_set_new(o, "inputs_under_workspace_root", inputs_json(in, root, 1));
+	json_object_set_new(o, "deny_read_defaults", json_boolean(c->deny_read_defaults));
+	json_object_set_new(o, "deny_read", deny_json(deny));
 	return o;
 }
 
@@ -154,7 +208,8 @@ static void print_plugins(const char *what, const struct warden_config_plugin *p
 }
 
 static void print_summary(const struct warden_config *c,
-                          const struct warden_inputs *in)
+                          const struct warden_inputs *in,
+                          const struct warden_deny *deny)
 {
 	size_t i;
 
@@ -175,6 +230,7 @@ static void print_summary(const struct warden_config *c,
 		       warden_policy_name(c->presets[i].policy));
 	printf("\n");
 	print_inputs_under_root(c, in);
+	print_deny(deny);
 }
 
 static void usage(FILE *f)
@@ -206,6 +262,7 @@ int warden_cmd_config(struct warden_cli *cli, int argc, char **argv)
 	struct warden_config *cfg = NULL;
 	struct warden_inputs *inputs = NULL;
 	struct warden_error err = { 0, "" };
+	struct warden_deny deny;
 	json_t *o;
 	int ch, json = 0;
 
@@ -248,15 +305,23 @@ int warden_cmd_config(struct warden_cli *cli, int argc, char **argv)
 		warden_config_free(cfg);
 		return warden_cli_fail(&err);
 	}
+	warden_deny_init(&deny);
+	if (deny_matches(cfg, &deny, &err) < 0) {
+		warden_inputs_free(inputs);
+		warden_config_free(cfg);
+		return warden_cli_fail(&err);
+	}
 	if (json) {
-		if (warden_cli_print_json(summary_json(cfg, inputs), &err) < 0) {
+		if (warden_cli_print_json(summary_json(cfg, inputs, &deny), &err) < 0) {
+			warden_deny_free(&deny);
 			warden_inputs_free(inputs);
 			warden_config_free(cfg);
 			return warden_cli_fail(&err);
 		}
 	} else {
-		print_summary(cfg, inputs);
+		print_summary(cfg, inputs, &deny);
 	}
+	warden_deny_free(&deny);
 	warden_inputs_free(inputs);
 	warden_config_free(cfg);
 	return 0;

@@ -31,9 +31,11 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "denyread.h"
 #include "inputs.h"
 #include "policy.h"
 #include "sandbox.h"
+#include "scratch.h"
 #include "vocab.h"
 #include "wconfig.h"
 
@@ -50,6 +52,8 @@ static void usage(FILE *f)
 	        "--network, else the session's, else default_network; the root is\n"
 	        "--root, else the session's cwd, else workspace_root, else the\n"
 	        "current directory.  danger-full-access is never confined.\n"
+	        "With a session, the command's temp area is the session's (set\n"
+	        "TMPDIR to --json's tmp_dir); without one, /tmp is read-only.\n"
 	        "\n"
 	        "  --mode M         read-only or workspace-write\n"
 	        "  --network N      restricted or enabled\n"
@@ -112,8 +116,36 @@ static json_t *rules_json(const struct warden_confined *c)
 	return a;
 }
 
+/* What deny_read hides, expanded now, and what is bound over it. */
+static int deny_read_policy(const struct warden_config *cfg,
+                            const struct warden_resolved *res,
+                            struct warden_deny *deny, char void_file[PATH_MAX],
+                            char void_dir[PATH_MAX], struct warden_policy *pol,
+                            struct warden_error *err)
+{
+	const char *roots[1] = { res->root };
+	const char *pattern, *match = NULL;
+	int rc;
+
+	void_file[0] = void_dir[0] = '\0';
+	if ((rc = warden_deny_expand(cfg, roots, 1, deny, err)) < 0)
+		return rc;
+	if ((pattern = warden_deny_covers(deny, res->root, &match)) != NULL)
+		return warden_error_set(err, WARDEN_EREFUSED,
+		                        "confine: the workspace root %s lies in %s, which deny_read = %s keeps unread: choose another root, or take the pattern out of deny_read in %s",
+		                        res->root, match, pattern, cfg->file);
+	if (deny->n > 0 && (rc = warden_scratch_voids(void_file, void_dir, err)) < 0)
+		return rc;
+	pol->deny_read = (const char *const *)deny->paths;
+	pol->n_deny_read = deny->n;
+	pol->void_file = void_file[0] ? void_file : NULL;
+	pol->void_dir = void_dir[0] ? void_dir : NULL;
+	return 0;
+}
+
 static int print_json(const struct warden_confined *c,
-                      const struct warden_resolved *res, struct warden_error *err)
+                      const struct warden_resolved *res, const char *tmp_dir,
+                      struct warden_error *err)
 {
 	json_t *o = json_object();
 
@@ -128,6 +160,8 @@ static int print_json(const struct warden_confined *c,
 	json_object_set_new(o, "enforcement", json_string(warden_enforcement_name(c->enforcement)));
 	json_object_set_new(o, "detail", c->detail[0] ? warden_cli_json_string(c->detail) : json_null());
 	json_object_set_new(o, "writable_roots", strings_json(c->writable_roots, c->n_writable_roots));
+	json_object_set_new(o, "tmp_dir", tmp_dir != NULL && c->tmp_held
+	                    ? warden_cli_json_string(tmp_dir) : json_null());
 	json_object_set_new(o, "privilege_dropped", json_boolean(c->privilege_dropped));
 	json_object_set_new(o, "evidence", json_string(evidence_name(c->evidence)));
 	json_object_set_new(o, "status_fd", c->status_fd >= 0 ? json_integer(c->status_fd) : json_null());
@@ -177,6 +211,9 @@ int warden_cmd_confine(struct warden_cli *cli, int argc, char **argv)
 	struct warden_inputs *inputs = NULL;
 	struct warden_resolved res;
 	struct warden_policy pol;
+	struct warden_scratch scratch;
+	struct warden_deny deny;
+	char void_file[PATH_MAX], void_dir[PATH_MAX];
 	const char *mode_arg = NULL, *root_arg = NULL, *backend = NULL, *net_arg = NULL;
 	const char *session = cli->session_id;
 	int ch, json = 0, nul = 0, mode = 0, network = 0, status_fd = -1, rc;
@@ -239,6 +276,8 @@ int warden_cmd_confine(struct warden_cli *cli, int argc, char **argv)
 	if (session != NULL && session[0] == '\0')
 		session = NULL;
 
+	warden_scratch_init(&scratch);
+	warden_deny_init(&deny);
 	if (warden_config_load(cli->config_path, &cfg, &err) < 0)
 		return warden_cli_fail(&err);
 	rc = warden_policy_resolve(cfg, session, mode, &res, &err);
@@ -271,6 +310,21 @@ int warden_cmd_confine(struct warden_cli *cli, int argc, char **argv)
 		pol.network = res.network;
 		pol.allow_unix_sockets = (const char *const *)cfg->allow_unix_sockets;
 		pol.n_allow_unix_sockets = cfg->n_allow_unix_sockets;
+		/* A session's temp area outlives this call; a run without
+		 * one would need an area removed when it ends, which happens
+		 * after warden is gone: none, and /tmp stays read-only. */
+		if (res.session_id[0] != '\0')
+			rc = warden_scratch_open(&scratch, res.session_id, &err);
+		if (rc == 0 && scratch.dir[0] != '\0') {
+			pol.tmp_dir = scratch.dir;
+			pol.tmp_fd = scratch.fd;
+			pol.tmp_hide = scratch.parent;
+		}
+		if (rc == 0)
+			rc = deny_read_policy(cfg, &res, &deny, void_file, void_dir,
+			                      &pol, &err);
+	}
+	if (rc == 0) {
 		if (backend != NULL)
 			rc = warden_sandbox_confine_with(svc, backend,
 			                                 (const char *const *)argv + optind,
@@ -281,7 +335,7 @@ int warden_cmd_confine(struct warden_cli *cli, int argc, char **argv)
 	}
 	if (rc == 0) {
 		if (json) {
-			rc = print_json(c, &res, &err);
+			rc = print_json(c, &res, pol.tmp_dir, &err);
 		} else {
 			for (i = 0; i < c->argc; i++) {
 				fputs(c->argv[i], stdout);
@@ -292,6 +346,8 @@ int warden_cmd_confine(struct warden_cli *cli, int argc, char **argv)
 			rc = warden_error_set(&err, WARDEN_EIO, "confine: writing the output failed");
 	}
 	warden_confined_free(c);
+	warden_deny_free(&deny);
+	warden_scratch_close(&scratch);
 	warden_sandbox_free(svc);
 	warden_inputs_free(inputs);
 	warden_config_free(cfg);

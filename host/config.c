@@ -28,6 +28,7 @@
 
 #include <ini.h>
 
+#include "denyread.h"
 #include "vocab.h"
 #include "wconfig.h"
 
@@ -51,7 +52,8 @@ enum section_type {
 static const char *const warden_keys[] = {
 	"default_mode", "workspace_root", "approval_policy", "state_dir",
 	"plugin_dir", "require_full", "durability", "shell", "scrub_env",
-	"default_network", "allow_unix_socket", NULL,
+	"default_network", "allow_unix_socket", "deny_read",
+	"deny_read_defaults", NULL,
 };
 static const char *const preset_keys[] = {
 	"sandbox", "approval", "label", "description", "network", NULL,
@@ -547,6 +549,41 @@ static int network_key(struct parser *p, const char *key, const char *v)
 	return 1;
 }
 
+/* deny_read (repeatable) and deny_read_defaults. */
+static int deny_read_key(struct parser *p, const char *key, const char *v)
+{
+	struct warden_config *c = p->cfg;
+	const char *why;
+	char **grown;
+	size_t i;
+	int n;
+
+	if (strcmp(key, "deny_read_defaults") == 0) {
+		if ((n = parse_bool(v)) < 0)
+			return fail(p, "[warden] deny_read_defaults = %s: allowed: "
+			            "true, false (or yes, no, 1, 0)", v);
+		c->deny_read_defaults = n;
+		return 1;
+	}
+	if ((why = warden_deny_pattern_problem(v)) != NULL)
+		return fail(p, "[warden] deny_read = %s: %s", v, why);
+	for (i = 0; i < c->n_deny_read; i++)
+		if (strcmp(c->deny_read[i], v) == 0)
+			return fail(p, "[warden] deny_read = %s: listed twice "
+			            "(keep one)", v);
+	if (c->n_deny_read >= WARDEN_DENY_MAX)
+		return fail(p, "[warden] deny_read: more than %d patterns",
+		            WARDEN_DENY_MAX);
+	grown = realloc(c->deny_read, (c->n_deny_read + 1) * sizeof(*grown));
+	if (grown == NULL)
+		return oom(p);
+	c->deny_read = grown;
+	if ((grown[c->n_deny_read] = strdup(v)) == NULL)
+		return oom(p);
+	c->n_deny_read++;
+	return 1;
+}
+
 static int warden_key(struct parser *p, int k, const char *key, const char *v)
 {
 	struct warden_config *c = p->cfg;
@@ -555,6 +592,9 @@ static int warden_key(struct parser *p, int k, const char *key, const char *v)
 	if (strcmp(key, "default_network") == 0 ||
 	    strcmp(key, "allow_unix_socket") == 0)
 		return network_key(p, key, v);
+	if (strcmp(key, "deny_read") == 0 ||
+	    strcmp(key, "deny_read_defaults") == 0)
+		return deny_read_key(p, key, v);
 	switch (k) {
 	case 0:
 		n = warden_mode_parse(v);
@@ -720,7 +760,8 @@ static int plugin_key(struct parser *p, int k, const char *key, const char *v)
 /* Host keys that may be given more than once (each line adds one). */
 static int repeatable(int type, const char *key)
 {
-	return type == SECT_WARDEN && strcmp(key, "allow_unix_socket") == 0;
+	return type == SECT_WARDEN && (strcmp(key, "allow_unix_socket") == 0 ||
+	                               strcmp(key, "deny_read") == 0);
 }
 
 static int handle(void *user, const char *section, const char *key,
@@ -837,6 +878,8 @@ static int fill_defaults(struct warden_config *c, struct warden_error *err)
 		c->default_network = WARDEN_NETWORK_RESTRICTED;
 	if (c->durability == 0)
 		c->durability = WARDEN_DURABILITY_FSYNC;
+	if (c->deny_read_defaults < 0)
+		c->deny_read_defaults = 1;
 	if (c->state_dir == NULL && (c->state_dir = default_state_dir(err)) == NULL)
 		return -err->code;
 	if (c->plugin_dir == NULL && (c->plugin_dir = strdup(WARDEN_PLUGIN_DIR)) == NULL)
@@ -897,6 +940,7 @@ int warden_config_parse(const char *text, const char *file,
 	p.cfg = calloc(1, sizeof(*p.cfg));
 	if (p.cfg == NULL)
 		return warden_error_set(err, WARDEN_EINTERNAL, "out of memory");
+	p.cfg->deny_read_defaults = -1;
 	if (file == NULL)
 		file = BUILTIN_FILE;
 	rc = name_file(p.cfg, file, err);
@@ -1107,6 +1151,9 @@ void warden_config_free(struct warden_config *cfg)
 	for (i = 0; i < cfg->n_allow_unix_sockets; i++)
 		free(cfg->allow_unix_sockets[i]);
 	free(cfg->allow_unix_sockets);
+	for (i = 0; i < cfg->n_deny_read; i++)
+		free(cfg->deny_read[i]);
+	free(cfg->deny_read);
 	free_plugins(cfg->backends, cfg->n_backends);
 	free_plugins(cfg->answerers, cfg->n_answerers);
 	for (i = 0; i < cfg->n_presets; i++) {

@@ -25,6 +25,7 @@
 #include "program.h"
 #include "run.h"
 #include "sandbox.h"
+#include "denyread.h"
 #include "scratch.h"
 #include "session.h"
 #include "vocab.h"
@@ -376,6 +377,10 @@ int warden_run_escalate_to(const struct warden_run_report *rep)
 	    rep->mode == 0 || rep->mode == WARDEN_SANDBOX_DANGER_FULL_ACCESS ||
 	    (rep->network_denied && !rep->file_denied))
 		return 0;
+	/* deny_read holds in every confining mode: only the unconfined one
+	 * reads it. */
+	if (rep->read_denied)
+		return WARDEN_SANDBOX_DANGER_FULL_ACCESS;
 	return warden_run_next_mode(rep->mode);
 }
 
@@ -503,6 +508,19 @@ static void describe_denial(struct warden_run_report *rep,
 		         rep->denied_path, rep->root);
 }
 
+/* Says what a run refused by deny_read had asked for, and the narrowest
+ * way to it. */
+static void describe_read_denial(const struct warden_deny *deny,
+                                 const char *config_file,
+                                 struct warden_run_report *rep)
+{
+	const char *pattern = warden_deny_covers(deny, rep->denied_path, NULL);
+
+	snprintf(rep->denial, sizeof(rep->denial),
+	         "%.300s is kept unread in every confining mode: it matches deny_read = %.200s (%.300s); if the command needs it, take that pattern out of the config (a built-in one with deny_read_defaults = false, listing the rest again)",
+	         rep->denied_path, pattern != NULL ? pattern : "?", config_file);
+}
+
 /* Whether the network line is the file denial's own and names a path
  * that exists and is no socket: a refused write, whatever the words. */
 static int names_a_file(const struct warden_run_report *rep,
@@ -554,6 +572,9 @@ struct run_ctx {
 	struct warden_scratch scratch; /* the command's temp area (scratch.h) */
 	int scratch_tried;          /* scratch opened, or found impossible */
 	char *tmp_entry;            /* "TMPDIR=AREA" of a workspace-write run */
+	struct warden_deny deny;    /* what deny_read hides from this run */
+	char void_file[PATH_MAX];   /* what a backend binds over it */
+	char void_dir[PATH_MAX];
 };
 
 /*
@@ -621,6 +642,7 @@ static void ctx_free(struct run_ctx *x)
 	free(x->pwd_entry);
 	free(x->tmp_entry);
 	warden_program_free(&x->prog);
+	warden_deny_free(&x->deny);
 	/* After the confined run's end: nothing of it writes there now. */
 	warden_scratch_close(&x->scratch);
 }
@@ -669,7 +691,7 @@ static int spawn_and_classify(struct run_ctx *x, struct warden_run_report *rep,
 	struct warden_classification cl;
 	struct warden_spawn_result *sr;
 	int exec = WARDEN_EXEC_UNKNOWN, r;
-	char why[256];
+	char why[256], secret[PATH_MAX], line[512];
 
 	memset(&so, 0, sizeof(so));
 	if (x->approved && cf == NULL) {
@@ -759,7 +781,22 @@ static int spawn_and_classify(struct run_ctx *x, struct warden_run_report *rep,
 	/* A runner that failed before exec never started the command. */
 	if (cl.cls == WARDEN_CLASS_SANDBOX_ERROR)
 		rep->started = 0;
-	if (cl.cls == WARDEN_CLASS_DENIED) {
+	if ((cl.cls == WARDEN_CLASS_FAILED || cl.cls == WARDEN_CLASS_DENIED) &&
+	    cf != NULL && x->deny.n > 0 &&
+	    warden_classify_held_refusal(sr->tail, sr->tail_len, rep->dir,
+	                                 (const char *const *)x->deny.paths,
+	                                 x->deny.n, secret, line, sizeof(line))) {
+		/* A secret deny_read hides: refused by the sandbox, whatever
+		 * the backend's signatures say. */
+		snprintf(rep->denied_path, sizeof(rep->denied_path), "%s", secret);
+		snprintf(cl.denied_line, sizeof(cl.denied_line), "%s", line);
+		rep->cls = cl.cls = WARDEN_CLASS_DENIED;
+		rep->file_denied = 1;
+		rep->read_denied = 1;
+		snprintf(cl.reason, sizeof(cl.reason),
+		         "a refused access to a path deny_read hides in stderr");
+		describe_read_denial(&x->deny, x->c->cfg->file, rep);
+	} else if (cl.cls == WARDEN_CLASS_DENIED) {
 		describe_denial(rep, cf, cl.denied_line);
 		rep->file_denied = 1;
 	} else if (cl.cls == WARDEN_CLASS_FAILED && cf != NULL &&
@@ -1007,6 +1044,36 @@ static int unset_tmpdir(struct run_ctx *x, struct warden_error *err)
 	return 0;
 }
 
+/* What deny_read hides from this run, expanded against the host as it is
+ * now, and what a backend binds over it.  A root or working directory
+ * inside a hidden path is refused: the command could not work there. */
+static int deny_read_policy(struct run_ctx *x, const struct warden_resolved *res,
+                            struct warden_policy *pol, struct warden_error *err)
+{
+	const char *roots[1] = { res->root };
+	const char *pattern, *match = NULL;
+	int r;
+
+	warden_deny_free(&x->deny);
+	if ((r = warden_deny_expand(x->c->cfg, roots, 1, &x->deny, err)) < 0)
+		return r;
+	if ((pattern = warden_deny_covers(&x->deny, res->root, &match)) != NULL ||
+	    (pattern = warden_deny_covers(&x->deny, x->prog.dir, &match)) != NULL)
+		return warden_error_set(err, WARDEN_EREFUSED,
+		                        "run: %s lies in %s, which deny_read = %s keeps unread: the command could not work there; choose another directory, or take the pattern out of deny_read in %s",
+		                        warden_deny_covers(&x->deny, res->root, NULL) != NULL
+		                        ? res->root : x->prog.dir,
+		                        match, pattern, x->c->cfg->file);
+	if (x->deny.n > 0 && x->void_file[0] == '\0' &&
+	    (r = warden_scratch_voids(x->void_file, x->void_dir, err)) < 0)
+		return r;
+	pol->deny_read = (const char *const *)x->deny.paths;
+	pol->n_deny_read = x->deny.n;
+	pol->void_file = x->void_file[0] ? x->void_file : NULL;
+	pol->void_dir = x->void_dir[0] ? x->void_dir : NULL;
+	return 0;
+}
+
 /* Step 5: confines rep->argv for the resolved policy.  0 with
  * x->confined set, 0 with rep saying why nothing runs, or a negative
  * status. */
@@ -1052,6 +1119,8 @@ static int confine(struct run_ctx *x, const struct warden_resolved *res,
 		pol.tmp_hide = x->scratch.parent;
 	}
 	pol.cwd = x->prog.dir;
+	if ((r = deny_read_policy(x, res, &pol, err)) < 0)
+		return r;
 	free(x->tmp_entry);
 	x->tmp_entry = NULL;
 	if (res->mode == WARDEN_SANDBOX_WORKSPACE_WRITE && pol.tmp_dir != NULL) {
@@ -1319,6 +1388,7 @@ int warden_consumer_run(struct warden_consumer *c,
 	memset(&x, 0, sizeof(x));
 	x.root_fd = -1;
 	warden_scratch_init(&x.scratch);
+	warden_deny_init(&x.deny);
 	warden_program_init(&x.prog);
 	x.c = c;
 	x.req = req;

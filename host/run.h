@@ -171,6 +171,8 @@ struct warden_run_report {
 	                               host's from the stderr line), else "" */
 	char denied_path[PATH_MAX]; /* denied: the path the refused effect
 	                               named, when stderr said one, else "" */
+	int read_denied;            /* denied: a read of denied_path, which
+	                               deny_read hides */
 	char record_error[WARDEN_ERROR_MAX]; /* why the sandbox/run event could
 	                               not be appended ("" when it was, or
 	                               when there is no session) */

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "denyread.h"
 #include "sandbox.h"
 #include "spawn.h"
 #include "vocab.h"
@@ -454,33 +455,14 @@ static void homes_add(struct warden_sandbox *svc, const char *dir)
 	memcpy(svc->homes[svc->n_homes++], r, sizeof(r));
 }
 
-/* The home directory of uid in /etc/passwd, read directly: glibc's NSS
- * lookups abort on a failed allocation, and a lookup failure here only
+/* The home directory of uid (denyread.h): a lookup failure here only
  * means one check fewer (nothing is granted by it). */
 static void passwd_home(struct warden_sandbox *svc, uid_t uid)
 {
-	char line[1024];
-	FILE *f = fopen("/etc/passwd", "re");
+	char home[PATH_MAX];
 
-	if (f == NULL)
-		return;
-	while (fgets(line, sizeof(line), f) != NULL) {
-		char *field[7], *p = line;
-		size_t n = 0;
-
-		line[strcspn(line, "\n")] = '\0';
-		while (n < 7 && p != NULL) {
-			field[n++] = p;
-			if ((p = strchr(p, ':')) != NULL)
-				*p++ = '\0';
-		}
-		if (n == 7 && strtoul(field[2], NULL, 10) == (unsigned long)uid &&
-		    field[2][0] != '\0') {
-			homes_add(svc, field[5]);
-			break;
-		}
-	}
-	fclose(f);
+	if (warden_passwd_home(uid, home) == 1)
+		homes_add(svc, home);
 }
 
 static void homes_init(struct warden_sandbox *svc)
@@ -934,6 +916,15 @@ static int check_request(const struct warden_sandbox *svc,
 	     (policy->cwd != NULL && policy->cwd[0] != '/')))
 		return warden_error_set(err, WARDEN_EINTERNAL,
 		                        "sandbox: a temp area or working directory that is not absolute");
+	if (WARDEN_POLICY_HAS(policy, void_dir) &&
+	    (policy->n_deny_read > MAX_ITEMS ||
+	     (policy->n_deny_read > 0 && policy->deny_read == NULL)))
+		return warden_error_set(err, WARDEN_EINTERNAL,
+		                        "sandbox: confine called with a broken deny_read list");
+	for (i = 0; WARDEN_POLICY_HAS(policy, void_dir) && i < policy->n_deny_read; i++)
+		if (policy->deny_read[i] == NULL || policy->deny_read[i][0] != '/')
+			return warden_error_set(err, WARDEN_EINTERNAL,
+			                        "sandbox: deny_read path %zu is not absolute", i + 1);
 	if (policy->mode == WARDEN_MODE_WORKSPACE_WRITE && strcmp(root, "/") == 0)
 		return warden_error_set(err, WARDEN_EUSAGE,
 		                        "sandbox: workspace root '%s' is '/': workspace-write would make every file writable (choose the project directory)",
@@ -954,6 +945,33 @@ static int path_under(const char *path, const char *root)
 	if (strcmp(root, "/") == 0)
 		return 1;
 	return strncmp(path, root, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+/* What the backend said of policy->deny_read (v1.3): held, or the
+ * confinement is partial and its detail names the first path left
+ * readable (a 1.2 backend knows nothing of the list: not held). */
+static int deny_read_facts(const struct warden_policy *policy,
+                           const struct warden_confine_out *co,
+                           struct warden_confined *c)
+{
+	size_t used;
+
+	c->deny_read_held = 0;
+	if (!WARDEN_POLICY_HAS(policy, n_deny_read) || policy->n_deny_read == 0)
+		return 0;
+	if (co->deny_read_held == 1) {
+		c->deny_read_held = 1;
+		return 0;
+	}
+	c->enforcement = WARDEN_ENFORCEMENT_PARTIAL;
+	if (strstr(c->detail, "deny_read") != NULL)
+		return 0;
+	used = strlen(c->detail);
+	snprintf(c->detail + used, sizeof(c->detail) - used,
+	         "%sdeny_read is not held: %.120s%s stays readable",
+	         used > 0 ? "; " : "", policy->deny_read[0],
+	         policy->n_deny_read > 1 ? " and the rest of the list" : "");
+	return 0;
 }
 
 /*
@@ -1179,6 +1197,15 @@ static int try_backend(struct warden_loaded *b, const struct warden_probe *probe
 	if (!c->privilege_dropped && c->enforcement == WARDEN_ENFORCEMENT_FULL) {
 		c->enforcement = WARDEN_ENFORCEMENT_PARTIAL;
 		snprintf(c->detail, sizeof(c->detail), "the command keeps its privileges");
+	}
+	if (co.deny_read_held != 0 && co.deny_read_held != 1) {
+		snprintf(why, whylen, "confine broke the plugin contract: deny_read_held %d",
+		         co.deny_read_held);
+		goto fail;
+	}
+	if (deny_read_facts(policy, &co, c) < 0) {
+		snprintf(why, whylen, "out of memory");
+		goto fail;
 	}
 	if (b->desc.n_denial_signatures > MAX_ITEMS ||
 	    (b->desc.n_denial_signatures > 0 && b->desc.denial_signatures == NULL)) {

@@ -108,6 +108,9 @@ struct warden_confined {
 	/* 1: policy->tmp_dir is the command's writable temp area and /tmp the
 	 * host's (plugin.h, tmp_held); 0: the backend kept a /tmp of its own. */
 	int tmp_held;
+	/* 1: every policy->deny_read path refuses reads inside (plugin.h,
+	 * deny_read_held); 0 with some listed: enforcement is partial. */
+	int deny_read_held;
 	void (*finish)(void *state, void *run, int ended); /* NULL once called */
 	void *finish_state;
 	void *run;

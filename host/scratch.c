@@ -218,3 +218,60 @@ void warden_scratch_close(struct warden_scratch *s)
 	s->per_run = 0;
 	s->dir[0] = '\0';
 }
+
+/* One void in base: made when missing, else checked (the caller's, mode
+ * 000, of kind dir or not, empty).  0, or -1 with err. */
+static int void_entry(int base, const char *parent, const char *name, int dir,
+                      struct warden_error *err)
+{
+	struct stat st;
+	int fd = -1, made;
+
+	if (dir)
+		made = mkdirat(base, name, 0) == 0;
+	else if ((fd = openat(base, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	                      O_CLOEXEC, 0)) >= 0)
+		made = 1;
+	else
+		made = 0;
+	if (fd >= 0)
+		close(fd);
+	if (!made && errno != EEXIST) {
+		warden_error_errno(err, WARDEN_EIO, errno, "temp area: cannot make %s/%s",
+		                   parent, name);
+		return -1;
+	}
+	if (fstatat(base, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    st.st_uid != geteuid() || (st.st_mode & 07777) != 0 ||
+	    (dir ? !S_ISDIR(st.st_mode) || st.st_nlink != 2
+	         : !S_ISREG(st.st_mode) || st.st_size != 0)) {
+		warden_error_set(err, WARDEN_EREFUSED,
+		                 "temp area: %s/%s is not an empty %s of yours with mode 000 (what deny_read binds over a secret): remove it and run again",
+		                 parent, name, dir ? "directory" : "file");
+		return -1;
+	}
+	return 0;
+}
+
+int warden_scratch_voids(char file[PATH_MAX], char dir[PATH_MAX],
+                         struct warden_error *err)
+{
+	struct warden_scratch s;
+	int base, rc = 0;
+
+	file[0] = dir[0] = '\0';
+	warden_scratch_init(&s);
+	if ((base = open_base(&s, err)) == -2)
+		return 0;
+	if (base < 0)
+		return -err->code;
+	if (void_entry(base, s.parent, "void+file", 0, err) < 0 ||
+	    void_entry(base, s.parent, "void+dir", 1, err) < 0)
+		rc = -err->code;
+	close(base);
+	if (rc == 0) {
+		snprintf(file, PATH_MAX, "%.4000s/void+file", s.parent);
+		snprintf(dir, PATH_MAX, "%.4000s/void+dir", s.parent);
+	}
+	return rc;
+}

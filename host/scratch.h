@@ -44,6 +44,15 @@ void warden_scratch_init(struct warden_scratch *s);
 int warden_scratch_open(struct warden_scratch *s, const char *session_id,
                         struct warden_error *err);
 
+/* Makes (or finds) in the base directory an empty regular file and an
+ * empty directory, both mode 000 (void+file, void+dir: '+' is never in
+ * a session id), for a backend to bind over what deny_read hides.  0
+ * with both paths set; 0 with both "" when the base may not be written
+ * (warden itself confined); a negative status with err when one of them
+ * is anything else (removed, then made again, or named). */
+int warden_scratch_voids(char file[PATH_MAX], char dir[PATH_MAX],
+                         struct warden_error *err);
+
 /* Closes the descriptor and removes a per-run area with everything in it
  * (links are removed, never followed).  Safe on an initialised s. */
 void warden_scratch_close(struct warden_scratch *s);

@@ -92,6 +92,13 @@ struct warden_config {
 	 * network is restricted. */
 	char **allow_unix_sockets;
 	size_t n_allow_unix_sockets;
+	/* deny_read: patterns of paths a confined command must not read
+	 * (denyread.h), as written, file order, no duplicates; with
+	 * deny_read_defaults (1 unless set false) after the built-in list
+	 * and the state directory. */
+	char **deny_read;
+	size_t n_deny_read;
+	int deny_read_defaults;
 
 	struct warden_config_plugin *backends;
 	size_t n_backends;

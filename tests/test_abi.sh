@@ -111,10 +111,13 @@ import json, sys
 lines = open(sys.argv[1]).read().splitlines()
 d = json.loads(lines[-1])
 assert "confined-ok" in lines, lines
-assert d["class"] == "denied" and d["backend"] == "robwrap" and d["enforcement"] == "full", d
+assert d["class"] == "denied" and d["backend"] == "robwrap", d
+# A 1.0 backend never sees deny_read (the state directory is in it by
+# default): the host counts the confinement partial and says why.
+assert d["enforcement"] == "partial" and "deny_read is not held" in d["detail"], d
 assert d["mode"] == "read-only", d
 PY
-	ok "warden run under the 1.0 backend: the command ran, its write outside was denied"
+	ok "warden run under the 1.0 backend: the command ran, its write outside was denied, partial for deny_read"
 else
 	fail "warden run under the 1.0 backend (exit $st): $(cat "$dir/out" "$dir/err")"
 fi

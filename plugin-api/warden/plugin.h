@@ -90,7 +90,8 @@
  *   1.3  warden_policy: more_roots, more_root_fds, more_root_kinds,
  *          n_more_roots (writable roots beside workspace_root, a git
  *          worktree's common directory among them), deny_read,
- *          n_deny_read (paths the command must not read).
+ *          n_deny_read (paths the command must not read), void_file,
+ *          void_dir (what may be bound over them).
  *        warden_confine_out: deny_read_held.
  *
  * Meeting an older host.  A plugin built against this header and loaded
@@ -511,6 +512,13 @@ struct warden_policy {
 	 * partial. */
 	const char *const *deny_read;
 	size_t n_deny_read;
+	/* An empty regular file and an empty directory of the host, both
+	 * mode 000, the caller's own, in a directory only the caller may
+	 * write, that a backend may bind read-only over a deny_read path of
+	 * the same kind (a read of it is then refused, even to root once
+	 * capabilities are dropped); NULL when the host has none. */
+	const char *void_file;
+	const char *void_dir;
 };
 
 /* What a writable root is (v1.3). */

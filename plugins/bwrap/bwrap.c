@@ -595,11 +595,14 @@ static int run_probe(char *const *argv, int with_fd3, char *why, size_t whylen)
 
 /* What confine() adds in `mode`, with the PIN_* mechanisms in pins; the
  * binds land on a private /tmp and /dev/null keeps the probe harmless. */
-static void mode_flags(struct args *a, int mode, int pins, int launcher)
+static void mode_flags(struct args *a, int mode, int pins, int launcher,
+                       const char *path)
 {
 	if (mode != WARDEN_MODE_WORKSPACE_WRITE)
 		return;
 	add(a, "--tmpfs"); add(a, "/tmp");
+	/* The tmpfs hides what lay there: bwrap itself, run inside, too. */
+	add(a, "--ro-bind"); add(a, path); add(a, path);
 	if (pins & PIN_FD) {
 		add(a, "--bind-fd"); add(a, "3"); add(a, "/tmp/.warden-probe");
 	} else {
@@ -661,7 +664,7 @@ static int try_levels(struct bwrap *b, int mode, int pins, int netns,
 		base_flags(&a, NULL, b->path, level);
 		if (netns)
 			add(&a, "--unshare-net");
-		mode_flags(&a, mode, pins, b->use_launcher);
+		mode_flags(&a, mode, pins, b->use_launcher, b->path);
 		add(&a, "--");
 		add(&a, b->path);
 		add(&a, "--version");
@@ -1620,6 +1623,15 @@ static const char *policy_tmp(const struct warden_policy *policy)
 	       policy->tmp_dir[0] == '/' ? policy->tmp_dir : NULL;
 }
 
+/* Whether /tmp is private and empty inside: only for a host before 1.2,
+ * which knows no temp area.  A later host without one (`warden confine`
+ * without a session, warden confined itself) gets the host's /tmp as it
+ * is, read-only, like the rest of the host. */
+static int private_tmp(const struct warden_policy *policy)
+{
+	return !WARDEN_POLICY_HAS(policy, cwd);
+}
+
 /* Whether path (absolute, normal) is dir or lies below it. */
 static int path_in(const char *path, const char *dir)
 {
@@ -1690,7 +1702,7 @@ static int cwd_flags(const struct warden_policy *policy, struct args *a,
 
 	if (cwd == NULL)
 		return 0;
-	if (policy->mode == WARDEN_MODE_WORKSPACE_WRITE && tmp == NULL &&
+	if (policy->mode == WARDEN_MODE_WORKSPACE_WRITE && private_tmp(policy) &&
 	    path_in(cwd, "/tmp") && !path_in(cwd, policy->workspace_root))
 		why = "it lies under /tmp, which is private and empty inside";
 	else if (tmp != NULL && policy->tmp_hide != NULL &&
@@ -1708,6 +1720,58 @@ static int cwd_flags(const struct warden_policy *policy, struct args *a,
 	return 0;
 }
 
+/*
+ * What deny_read hides (v1.3): a read-only bind of the host's empty,
+ * mode-000 file or directory over each path, after every other mount so
+ * that nothing is bound on top of it.  The command holds no capability:
+ * a read of it is refused (EACCES), and the mount point can be neither
+ * removed nor renamed (EBUSY); renaming a directory that holds it moves
+ * the bind along.  A path under /proc or /dev, or in another session's
+ * temp area, is not shown at all.  Sets deny_read_held when every path
+ * is hidden; else names the first that stays readable in detail.
+ */
+static int deny_flags(const struct warden_policy *policy, struct args *a,
+                      struct warden_confine_out *out)
+{
+	const char *tmp = policy_tmp(policy), *left = NULL;
+	size_t i, used;
+
+	if (!WARDEN_POLICY_HAS(policy, void_dir) || policy->n_deny_read == 0)
+		return 0;
+	for (i = 0; i < policy->n_deny_read; i++) {
+		const char *path = policy->deny_read[i], *over;
+		struct stat st;
+
+		if (path_in(path, "/proc") || path_in(path, "/dev") ||
+		    (tmp != NULL && policy->tmp_hide != NULL &&
+		     path_in(path, policy->tmp_hide) && !path_in(path, tmp)))
+			continue;
+		if (lstat(path, &st) < 0) {
+			if (errno == ENOENT)
+				continue; /* gone since the host looked */
+			left = left != NULL ? left : path;
+			continue;
+		}
+		over = S_ISDIR(st.st_mode) ? policy->void_dir : policy->void_file;
+		if (over == NULL || over[0] != '/' || S_ISLNK(st.st_mode)) {
+			left = left != NULL ? left : path;
+			continue;
+		}
+		add(a, "--ro-bind"); add(a, over); add(a, path);
+	}
+	if (left == NULL) {
+		if (WARDEN_CONFINE_OUT_HAS(out, deny_read_held))
+			out->deny_read_held = 1;
+		return 0;
+	}
+	out->enforcement = WARDEN_ENFORCEMENT_PARTIAL;
+	used = strlen(out->detail);
+	snprintf(out->detail + used, sizeof(out->detail) - used,
+	         "%sdeny_read is not held: %.120s stays readable (no empty file or directory of the host to bind over it)",
+	         used > 0 ? "; " : "", left);
+	return 0;
+}
+
 /* The workspace-write part: private /tmp, the root, the pins.  Sets the
  * facts of out.  -1 with err. */
 static int workspace_flags(struct bwrap *b, const struct warden_policy *policy,
@@ -1722,10 +1786,9 @@ static int workspace_flags(struct bwrap *b, const struct warden_policy *policy,
 	rootfd = open_root(policy, root, err, errlen);
 	if (rootfd < 0)
 		return -1;
-	if (policy_tmp(policy) == NULL) {
-		/* A host without a temp area (1.1, `warden confine` without a
-		 * session): a private, empty /tmp, before the root's bind so
-		 * that a root under /tmp stays visible. */
+	if (private_tmp(policy)) {
+		/* A 1.1 host: a private, empty /tmp, before the root's bind
+		 * so that a root under /tmp stays visible. */
 		add(a, "--tmpfs"); add(a, "/tmp");
 	}
 	if ((b->pins & PIN_FD) && WARDEN_CONFINE_OUT_HAS(out, push_fd) &&
@@ -2033,7 +2096,7 @@ static int bwrap_confine(void *state, const char *const *argv, size_t argc,
 			snprintf(out->denial_message, sizeof(out->denial_message),
 			         "the host is read-only outside %.100s and %s; inside it, .git/hooks, .git/config and the other protected paths stay read-only",
 			         root, policy_tmp(policy) != NULL ? "$TMPDIR (the rest of /tmp too)"
-			                                          : "the private /tmp");
+			         : private_tmp(policy) ? "the private /tmp" : "/tmp (there is no temp area)");
 	} else {
 		if (tmp_flags(b, policy, 0, out, &a, err, errlen) < 0)
 			goto done;
@@ -2042,6 +2105,7 @@ static int bwrap_confine(void *state, const char *const *argv, size_t argc,
 			         "read-only: the whole host is read-only, the workspace root %.150s included",
 			         root);
 	}
+	deny_flags(policy, &a, out);
 	if (cwd_flags(policy, &a, err, errlen) < 0)
 		goto done;
 	/* Read-only: the whole host is a read-only bind and /dev a private
@@ -2100,8 +2164,9 @@ static int bwrap_confine(void *state, const char *const *argv, size_t argc,
 		goto oom;
 	if (policy->mode == WARDEN_MODE_WORKSPACE_WRITE &&
 	    (out->push_writable_root(out->sink, root) < 0 ||
-	     out->push_writable_root(out->sink, policy_tmp(policy) != NULL
-	                                        ? policy_tmp(policy) : "/tmp") < 0))
+	     (policy_tmp(policy) != NULL &&
+	      out->push_writable_root(out->sink, policy_tmp(policy)) < 0) ||
+	     (private_tmp(policy) && out->push_writable_root(out->sink, "/tmp") < 0)))
 		goto oom;
 	if (run != NULL) {
 		/* Last: nothing fails after the files are made. */

@@ -109,7 +109,6 @@
 #define DETAIL_METADATA                                                     \
 	"metadata changes (chmod, chown, utime, xattr) outside the root are " \
 	"not governed"
-#define DETAIL_NO_TMP "no private /tmp"
 #define DETAIL_PROTECTED ".git/hooks and .git/config stay writable"
 #define DETAIL_TRUNCATE "truncate not governed"
 #define DETAIL_NO_NAMESPACES                                                \
@@ -359,7 +358,6 @@ static int mode_facts(const struct landlock *l, int mode, char *detail,
 	if (!l->namespaces)
 		detail_add(detail, detlen, DETAIL_NO_NAMESPACES);
 	detail_add(detail, detlen, DETAIL_PROTECTED);
-	detail_add(detail, detlen, DETAIL_NO_TMP);
 	return WARDEN_ENFORCEMENT_PARTIAL;
 }
 
@@ -741,6 +739,17 @@ static int landlock_confine(void *state, const char *const *argv, size_t argc,
 			         "%sother sessions' temp areas in %.100s stay readable",
 			         used > 0 ? "; " : "", policy->tmp_hide);
 		}
+	}
+	if (WARDEN_POLICY_HAS(policy, void_dir) && policy->n_deny_read > 0) {
+		/* Landlock only adds read access below a tree: nothing takes
+		 * it back for a path under `/` (deny_read_held stays 0). */
+		size_t used = strlen(out->detail);
+
+		out->enforcement = WARDEN_ENFORCEMENT_PARTIAL;
+		snprintf(out->detail + used, sizeof(out->detail) - used,
+		         "%sdeny_read is not held: Landlock cannot take read access back below a readable tree (%.80s%s stays readable)",
+		         used > 0 ? "; " : "", policy->deny_read[0],
+		         policy->n_deny_read > 1 ? " and the rest of the list" : "");
 	}
 	if (WARDEN_CONFINE_OUT_HAS(out, read_only_held))
 		out->read_only_held = 1; /* checked above */

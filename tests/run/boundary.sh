@@ -216,7 +216,7 @@ selfconf() {
 		case $2 in
 		bwrap) printf '[backend bwrap]\nplugin = %s\nlauncher = %s\n' "$BWRAP_SO" \
 			"$top_builddir/plugins/bwrap/warden-bwrap-exec" ;;
-		landlock) printf '[backend landlock]\nplugin = %s\nrunner = %s\n' "$LL_SO" "$RUNNER" ;;
+		landlock) printf 'deny_read_defaults = false\n[backend landlock]\nplugin = %s\nrunner = %s\n' "$LL_SO" "$RUNNER" ;;
 		esac
 		printf '[answerer script]\nplugin = %s\ncommand = /bin/sh\narg = %s/answer.sh\n' "$EXEC_SO" "$d"
 	} >"$d/warden.ini"

@@ -69,13 +69,20 @@ net_servers() {
 # config NAME DEFAULT_MODE [SECTION...]: writes $T/NAME.ini with state_dir
 # and workspace_root in $T; each SECTION is "bwrap", "landlock",
 # "landlock-partial" (the fake ABI-2 runner), "missing", or a literal
-# block of lines.  Extra [warden] keys come from $EXTRA.
+# block of lines.  Extra [warden] keys come from $EXTRA.  A config of
+# Landlock alone has no deny_read list unless EXTRA gives one: Landlock
+# cannot hold it (partial, see denyread.sh), and these checks are of its
+# write boundary, which is full.
 config() {
 	name=$1 mode=$2
 	shift 2
 	{
 		printf '[warden]\ndefault_mode = %s\nstate_dir = %s\nworkspace_root = %s\n' \
 			"$mode" "$T/state" "$T/ws"
+		case " $* ${EXTRA:-} " in
+		*" bwrap "*|*deny_read*) ;;
+		*" landlock "*|*" landlock-partial "*) printf 'deny_read_defaults = false\n' ;;
+		esac
 		[ -z "${EXTRA:-}" ] || printf '%s\n' "$EXTRA"
 		for s in "$@"; do
 			case $s in

@@ -14,12 +14,11 @@
 gaps_bwrap_read_only=""
 gaps_bwrap_workspace_write=""
 gaps_landlock_read_only=""
-# Landlock: no path-aware metadata guard outside the root, no private /tmp
-# (the host's stays refused), and no way to take rights back below the root.
-gaps_landlock_workspace_write="metadata private-tmp protected"
+# Landlock: no path-aware metadata guard outside the root, and no way to
+# take rights back below the root.
+gaps_landlock_workspace_write="metadata protected"
 # What the `detail` of a partial confine must name for each gap.
 gap_word_metadata="metadata changes"
-gap_word_private_tmp="no private /tmp"
 gap_word_protected=".git/hooks and .git/config stay writable"
 
 cat >"$T/exec.py" <<'PY'
@@ -170,15 +169,21 @@ b" ] && [ -x "$WS/d/g" ]; then
 	else
 		ok "$b $m: host /tmp untouched"
 	fi
-	if [ $b = bwrap ] && [ $m = workspace-write ]; then
-		[ "$out" = t ] && ok "$b $m: a private /tmp is writable inside" ||
-			fail "$b $m: the private /tmp is not writable: '$out'"
-	elif is_gap private-tmp; then
-		gap_reported private-tmp
-		[ -z "$out" ] && ok "$b $m: /tmp refused (no temp area promised)" ||
-			fail "$b $m: /tmp writable without a promise: '$out'"
-	else
-		[ -z "$out" ] && ok "$b $m: /tmp refused" || fail "$b $m: /tmp writable: '$out'"
+	# Without a session `warden confine` has no temp area to give (it
+	# would outlive the call): /tmp is the host's, read-only.
+	[ -z "$out" ] && ok "$b $m: /tmp refused (no temp area without a session)" ||
+		fail "$b $m: /tmp writable: '$out'"
+	if [ $m = workspace-write ]; then
+		# With a session, its temp area is writable and kept on the host.
+		sid=$(w session new --cwd "$WS" | tail -n 1)
+		w --session "$sid" confine --backend $b --mode $m --root "$WS" --json -- \
+			sh -c 'echo t > "$0/f"' "/tmp/warden-$(id -u)/$sid" >"$T/c.json" 2>"$T/c.err" &&
+			"$PY" "$T/exec.py" "$T/c.json"
+		tmpd=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["tmp_dir"])' "$T/c.json")
+		[ "$tmpd" = "/tmp/warden-$(id -u)/$sid" ] && [ "$(cat "$tmpd/f" 2>/dev/null)" = t ] &&
+			ok "$b $m: a session's temp area ($tmpd) is writable and kept" ||
+			fail "$b $m: the session's temp area: tmp_dir '$tmpd', $(cat "$T/c.err")"
+		rm -rf "/tmp/warden-$(id -u)/$sid"
 	fi
 	run $b $m sh -c "echo t > /dev/shm/$tag" 2>/dev/null
 	if [ -e "/dev/shm/$tag" ]; then
@@ -295,6 +300,36 @@ b" ] && [ -x "$WS/d/g" ]; then
 	fi
 done
 done
+
+# --- deny_read through `warden confine` (bwrap; Landlock says partial):
+# the printed argv refuses the read of a listed file and of a listed
+# directory, and the files are unchanged on the host.
+mkdir -p "$T/secret-dir"
+echo dir-secret >"$T/secret-dir/key"
+echo file-secret >"$T/secret-file"
+sed "s|^deny_read_defaults = false|deny_read = $T/secret-dir\\
+deny_read = $T/secret-file|" "$CONF" >"$T/deny.ini"
+chmod 644 "$T/deny.ini"
+for m in read-only workspace-write; do
+	"$WARDEN" --config "$T/deny.ini" confine --backend bwrap --mode $m --root "$WS" --json -- \
+		sh -c "cat '$T/secret-dir/key'; cat '$T/secret-file'; ls '$T/secret-dir'; echo end" \
+		>"$T/c.json" 2>"$T/c.err" || fail "bwrap $m: confine with deny_read: $(cat "$T/c.err")"
+	out=$("$PY" "$T/exec.py" "$T/c.json" 2>"$T/run.err")
+	if [ "$out" = end ] && [ "$(grep -c 'Permission denied' "$T/run.err")" = 3 ]; then
+		ok "bwrap $m: deny_read refuses the file, the directory's file and its listing"
+	else
+		fail "bwrap $m: deny_read: out '$out', err $(cat "$T/run.err")"
+	fi
+	[ "$(json_get "$T/c.json" enforcement)" = full ] || fail "bwrap $m: deny_read confine is $(json_get "$T/c.json" enforcement)"
+	"$WARDEN" --config "$T/deny.ini" confine --backend landlock --mode $m --root "$WS" --json -- true \
+		>"$T/c.json" 2>"$T/c.err"
+	case $(json_get "$T/c.json" enforcement)/$(json_get "$T/c.json" detail) in
+	partial/*"deny_read is not held"*) ok "landlock $m: partial, naming deny_read" ;;
+	*) fail "landlock $m: $(cat "$T/c.json" "$T/c.err")" ;;
+	esac
+done
+[ "$(cat "$T/secret-dir/key" "$T/secret-file")" = "dir-secret
+file-secret" ] && ok "the secrets are unchanged on the host" || fail "a secret changed on the host"
 
 if [ -e "$T/confine-failed" ]; then
 	fail "warden confine failed in some case (see above)"
