@@ -270,6 +270,8 @@ static json_t *state_roots(const struct warden_config *cfg, const char *id,
 	if (r == 0)
 		r = warden_roots_resolve(cfg, warden_session_knobs(s), root, &roots, &err);
 	warden_session_close(s);
+	if (r == -WARDEN_EOS || r == -WARDEN_EIO)
+		return NULL;  /* no answer, never a wrong one */
 	if (r < 0) {
 		if (text)
 			warden_text_line(stdout, "roots: unusable: %s", err.msg);
@@ -311,6 +313,10 @@ static int session_state(struct warden_cli *cli, const char *id, int json)
 	if (json) {
 		roots = state_roots(cfg, id, res.root, 0);
 		warden_config_free(cfg);
+		if (roots == NULL) {
+			warden_error_set(&err, WARDEN_EOS, "session state: the writable roots could not be read (out of memory?)");
+			return warden_cli_fail(&err);
+		}
 		return print_json(json_pack("{s:s,s:o,s:o,s:o,s:o,s:o,s:o}",
 		                     "session", res.session_id,
 		                     "mode", sourced(json_string(warden_mode_name(res.mode)), res.mode_source),
@@ -327,8 +333,13 @@ static int session_state(struct warden_cli *cli, const char *id, int json)
 	printf("policy: %s (%s)\n", warden_policy_name(res.policy), warden_source_name(res.policy_source));
 	warden_text_line(stdout, "preset: %s (%s)", res.preset, warden_source_name(res.preset_source));
 	warden_text_line(stdout, "root: %s (%s)", res.root, warden_source_name(res.root_source));
-	json_decref(state_roots(cfg, id, res.root, 1));
+	roots = state_roots(cfg, id, res.root, 1);
 	warden_config_free(cfg);
+	if (roots == NULL) {
+		warden_error_set(&err, WARDEN_EOS, "session state: the writable roots could not be read (out of memory?)");
+		return warden_cli_fail(&err);
+	}
+	json_decref(roots);
 	return 0;
 }
 
