@@ -568,6 +568,50 @@ static void m_network(struct warden_server *srv, json_t *id, json_t *params, voi
 	           ARGS("network", "--json"));
 }
 
+/* roots.list: the writable roots beside the root (`warden roots list
+ * --json`); without a session, the config's. */
+static void m_roots_list(struct warden_server *srv, json_t *id, json_t *params, void *ud)
+{
+	static const char *const keys[] = { "session", NULL };
+	const char *session;
+
+	if (check_keys(srv, id, "roots.list", params, keys) < 0 ||
+	    session_param(ud, srv, id, "roots.list", params, &session) < 0)
+		return;
+	start_call(ud, srv, id, warden_cmd_roots, session, OUT_JSON, WARDEN_EUSAGE,
+	           ARGS("roots", "list", "--json"));
+}
+
+/* roots.add / roots.remove {"dir": absolute}: the session's list (a
+ * relative dir would resolve against this server's own directory). */
+static void roots_change(struct warden_server *srv, json_t *id, json_t *params,
+                         void *ud, const char *method, const char *verb)
+{
+	const char *keys[] = { "dir", "session", NULL };
+	const char *dir, *session;
+
+	if (check_keys(srv, id, method, params, keys) < 0 ||
+	    str_param(srv, id, method, params, "dir", 1, &dir) < 0 ||
+	    session_param(ud, srv, id, method, params, &session) < 0)
+		return;
+	if (dir[0] != '/') {
+		bad_params(srv, id, "%s: dir must be an absolute path", method);
+		return;
+	}
+	start_call(ud, srv, id, warden_cmd_roots, session, OUT_MESSAGE, WARDEN_EUSAGE,
+	           ARGS("roots", verb, "--", dir));
+}
+
+static void m_roots_add(struct warden_server *srv, json_t *id, json_t *params, void *ud)
+{
+	roots_change(srv, id, params, ud, "roots.add", "add");
+}
+
+static void m_roots_remove(struct warden_server *srv, json_t *id, json_t *params, void *ud)
+{
+	roots_change(srv, id, params, ud, "roots.remove", "remove");
+}
+
 static void m_preset_list(struct warden_server *srv, json_t *id, json_t *params, void *ud)
 {
 	static const char *const keys[] = { "session", NULL };
@@ -946,6 +990,9 @@ static const struct warden_server_method methods[] = {
 	{ "mode.set", m_mode_set },
 	{ "network", m_network },
 	{ "network.set", m_network_set },
+	{ "roots.list", m_roots_list },
+	{ "roots.add", m_roots_add },
+	{ "roots.remove", m_roots_remove },
 	{ "policy.set", m_policy_set },
 	{ "preset.list", m_preset_list },
 	{ "preset.select", m_preset_select },

@@ -26,6 +26,7 @@
 #include "cli.h"
 #include "policy.h"
 #include "preset.h"
+#include "roots.h"
 #include "session.h"
 #include "text.h"
 #include "vocab.h"
@@ -251,27 +252,79 @@ static json_t *sourced(json_t *value, int source)
 	return json_pack("{s:o,s:s}", "value", value, "source", warden_source_name(source));
 }
 
+/* The roots a workspace-write run of session id would get beside its
+ * root, as {"value", "source", "notes"} (or "error" when they do not
+ * resolve); text: printed. */
+static json_t *state_roots(const struct warden_config *cfg, const char *id,
+                           const char *root, int text)
+{
+	struct warden_error err = { 0, "" };
+	struct warden_session *s = NULL;
+	struct warden_roots roots;
+	json_t *o;
+	size_t i;
+	int r;
+
+	warden_roots_init(&roots);
+	r = warden_session_open(cfg, id, &s, &err);
+	if (r == 0)
+		r = warden_roots_resolve(cfg, warden_session_knobs(s), root, &roots, &err);
+	warden_session_close(s);
+	if (r == -WARDEN_EOS || r == -WARDEN_EIO)
+		return NULL;  /* no answer, never a wrong one */
+	if (r < 0) {
+		if (text)
+			warden_text_line(stdout, "roots: unusable: %s", err.msg);
+		return json_pack("{s:n,s:o}", "value", "error", warden_cli_json_string(err.msg));
+	}
+	if (text) {
+		for (i = 0; i < roots.n; i++)
+			warden_text_line(stdout, "writable root: %s (%s, %s%s%s)", roots.path[i],
+			                 roots.source[i] == WARDEN_SOURCE_DERIVED ? "worktree"
+			                 : warden_source_name(roots.source[i]),
+			                 warden_root_kind_name(roots.kind[i]),
+			                 roots.worktree[i] != NULL ? ", for " : "",
+			                 roots.worktree[i] != NULL ? roots.worktree[i] : "");
+		for (i = 0; i < roots.n_notes; i++)
+			warden_text_line(stdout, "roots note: %s", roots.notes[i]);
+	}
+	o = json_pack("{s:o,s:s,s:o}", "value", warden_roots_json(&roots),
+	              "source", warden_source_name(roots.list_source),
+	              "notes", warden_roots_notes_json(&roots));
+	warden_roots_free(&roots);
+	return o;
+}
+
 static int session_state(struct warden_cli *cli, const char *id, int json)
 {
 	struct warden_error err = { 0, "" };
 	struct warden_config *cfg = NULL;
 	struct warden_resolved res;
+	json_t *roots;
 	int r;
 
 	if ((r = load_config(cli, &cfg)) != 0)
 		return r;
 	r = warden_policy_resolve(cfg, id, 0, &res, &err);
-	warden_config_free(cfg);
-	if (r < 0)
+	if (r < 0) {
+		warden_config_free(cfg);
 		return warden_cli_fail(&err);
+	}
 	if (json) {
-		return print_json(json_pack("{s:s,s:o,s:o,s:o,s:o,s:o}",
+		roots = state_roots(cfg, id, res.root, 0);
+		warden_config_free(cfg);
+		if (roots == NULL) {
+			warden_error_set(&err, WARDEN_EOS, "session state: the writable roots could not be read (out of memory?)");
+			return warden_cli_fail(&err);
+		}
+		return print_json(json_pack("{s:s,s:o,s:o,s:o,s:o,s:o,s:o}",
 		                     "session", res.session_id,
 		                     "mode", sourced(json_string(warden_mode_name(res.mode)), res.mode_source),
 		                     "network", sourced(json_string(warden_network_name(res.network)), res.network_source),
 		                     "policy", sourced(json_string(warden_policy_name(res.policy)), res.policy_source),
 		                     "preset", sourced(warden_cli_json_string(res.preset), res.preset_source),
-		                     "root", sourced(warden_cli_json_string(res.root), res.root_source)));
+		                     "root", sourced(warden_cli_json_string(res.root), res.root_source),
+		                     "roots", roots));
 	}
 	printf("session: %s\n", res.session_id);
 	printf("mode: %s (%s)\n", warden_mode_name(res.mode), warden_source_name(res.mode_source));
@@ -280,6 +333,13 @@ static int session_state(struct warden_cli *cli, const char *id, int json)
 	printf("policy: %s (%s)\n", warden_policy_name(res.policy), warden_source_name(res.policy_source));
 	warden_text_line(stdout, "preset: %s (%s)", res.preset, warden_source_name(res.preset_source));
 	warden_text_line(stdout, "root: %s (%s)", res.root, warden_source_name(res.root_source));
+	roots = state_roots(cfg, id, res.root, 1);
+	warden_config_free(cfg);
+	if (roots == NULL) {
+		warden_error_set(&err, WARDEN_EOS, "session state: the writable roots could not be read (out of memory?)");
+		return warden_cli_fail(&err);
+	}
+	json_decref(roots);
 	return 0;
 }
 

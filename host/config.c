@@ -53,7 +53,7 @@ static const char *const warden_keys[] = {
 	"default_mode", "workspace_root", "approval_policy", "state_dir",
 	"plugin_dir", "require_full", "durability", "shell", "scrub_env",
 	"default_network", "allow_unix_socket", "deny_read",
-	"deny_read_defaults", NULL,
+	"deny_read_defaults", "writable_roots", NULL,
 };
 static const char *const preset_keys[] = {
 	"sandbox", "approval", "label", "description", "network", NULL,
@@ -584,6 +584,41 @@ static int deny_read_key(struct parser *p, const char *key, const char *v)
 	return 1;
 }
 
+/* writable_roots (repeatable): one directory per line, absolute or
+ * relative to the config's directory; resolved when a run is confined
+ * (roots.h), so that a root made later still counts. */
+static int roots_key(struct parser *p, const char *v)
+{
+	struct warden_config *c = p->cfg;
+	char **grown, *path;
+	size_t i;
+
+	if (v[0] == '\0')
+		return fail(p, "[warden] writable_roots: empty (give one directory "
+		            "per line, e.g. writable_roots = ../cache)");
+	if ((path = resolve_path(p, "writable_roots", v)) == NULL)
+		return 0;
+	for (i = 0; i < c->n_writable_roots; i++)
+		if (strcmp(c->writable_roots[i], path) == 0) {
+			free(path);
+			return fail(p, "[warden] writable_roots = %s: listed twice "
+			            "(keep one)", v);
+		}
+	if (c->n_writable_roots >= WARDEN_ROOTS_MAX) {
+		free(path);
+		return fail(p, "[warden] writable_roots: more than %d roots",
+		            WARDEN_ROOTS_MAX);
+	}
+	grown = realloc(c->writable_roots, (c->n_writable_roots + 1) * sizeof(*grown));
+	if (grown == NULL) {
+		free(path);
+		return oom(p);
+	}
+	c->writable_roots = grown;
+	grown[c->n_writable_roots++] = path;
+	return 1;
+}
+
 static int warden_key(struct parser *p, int k, const char *key, const char *v)
 {
 	struct warden_config *c = p->cfg;
@@ -595,6 +630,8 @@ static int warden_key(struct parser *p, int k, const char *key, const char *v)
 	if (strcmp(key, "deny_read") == 0 ||
 	    strcmp(key, "deny_read_defaults") == 0)
 		return deny_read_key(p, key, v);
+	if (strcmp(key, "writable_roots") == 0)
+		return roots_key(p, v);
 	switch (k) {
 	case 0:
 		n = warden_mode_parse(v);
@@ -761,7 +798,8 @@ static int plugin_key(struct parser *p, int k, const char *key, const char *v)
 static int repeatable(int type, const char *key)
 {
 	return type == SECT_WARDEN && (strcmp(key, "allow_unix_socket") == 0 ||
-	                               strcmp(key, "deny_read") == 0);
+	                               strcmp(key, "deny_read") == 0 ||
+	                               strcmp(key, "writable_roots") == 0);
 }
 
 static int handle(void *user, const char *section, const char *key,
@@ -1154,6 +1192,9 @@ void warden_config_free(struct warden_config *cfg)
 	for (i = 0; i < cfg->n_deny_read; i++)
 		free(cfg->deny_read[i]);
 	free(cfg->deny_read);
+	for (i = 0; i < cfg->n_writable_roots; i++)
+		free(cfg->writable_roots[i]);
+	free(cfg->writable_roots);
 	free_plugins(cfg->backends, cfg->n_backends);
 	free_plugins(cfg->answerers, cfg->n_answerers);
 	for (i = 0; i < cfg->n_presets; i++) {

@@ -27,6 +27,7 @@ static const struct warden_command commands[] = {
 	{ "mode", warden_cmd_mode, "mode set MODE               the session's sandbox mode" },
 	{ "policy", warden_cmd_policy, "policy set ask|never        the session's approval policy" },
 	{ "network", warden_cmd_network, "network [--json] | network set restricted|enabled  the session's network knob" },
+	{ "roots", warden_cmd_roots, "roots list [--json] | add DIR | remove DIR  the session's writable roots beside its root" },
 	{ "preset", warden_cmd_preset, "preset list [--json] | select NAME | current [--json]" },
 	{ "confine", warden_cmd_confine, "confine [--mode M] [--network N] [--root DIR] [--backend NAME] [--json] [--status-fd N] [-0] -- ARGV...  the confined argv of a command" },
 	{ "run", warden_cmd_run, "run [--json] [--result-fd N] [--timeout S] [--require-full] [--escalate MODE] [--escalate-network] [--justification TEXT] (-c COMMAND | -- ARGV...)  run a command in the sandbox" },

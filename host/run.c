@@ -23,6 +23,7 @@
 #include "inputs.h"
 #include "policy.h"
 #include "program.h"
+#include "roots.h"
 #include "run.h"
 #include "sandbox.h"
 #include "denyread.h"
@@ -93,6 +94,8 @@ void warden_run_report_clear(struct warden_run_report *rep)
 	warden_env_names_free(rep->path_dropped, rep->n_path_dropped);
 	warden_skipped_free(rep->skipped, rep->n_skipped);
 	free(rep->spawn);
+	json_decref(rep->roots);
+	json_decref(rep->roots_notes);
 	memset(rep, 0, sizeof(*rep));
 }
 
@@ -340,6 +343,10 @@ json_t *warden_run_report_json(const struct warden_run_report *rep)
 		json_object_set_new(o, "refused", json_string(rep->refused));
 	json_object_set_new(o, "root", rep->root[0]
 	                    ? json_or_null(warden_json_string_lossy(rep->root)) : json_null());
+	json_object_set_new(o, "roots", rep->roots != NULL ? json_incref(rep->roots)
+	                                                   : json_array());
+	if (rep->roots_notes != NULL && json_array_size(rep->roots_notes) > 0)
+		json_object_set(o, "roots_notes", rep->roots_notes);
 	skipped = json_array();
 	for (i = 0; i < rep->n_skipped; i++)
 		json_array_append_new(skipped, json_pack("{s:o,s:o}",
@@ -471,11 +478,25 @@ int warden_run_denied_path_in(const char *line, const char *dir,
 
 /* Says what a denied run had refused: the path its stderr named and where
  * that lies; without a path, the backend's own words when it gave them. */
+/* The writable root of cf, other than the workspace root and its temp
+ * area, that path lies in, or NULL. */
+static const char *root_of(const struct warden_confined *cf, const char *path)
+{
+	size_t i;
+
+	for (i = 0; cf != NULL && i < cf->n_writable_roots; i++)
+		if (strcmp(cf->writable_roots[i], "/tmp") != 0 &&
+		    under(path, cf->writable_roots[i]))
+			return cf->writable_roots[i];
+	return NULL;
+}
+
 static void describe_denial(struct warden_run_report *rep,
                             const struct warden_confined *cf,
                             const char *line)
 {
 	size_t n = sizeof(rep->denial);
+	const char *other;
 
 	if (warden_run_denied_path_in(line, rep->dir, rep->denied_path) < 0)
 		rep->denied_path[0] = '\0';
@@ -502,10 +523,15 @@ static void describe_denial(struct warden_run_report *rep,
 		snprintf(rep->denial, n,
 		         "a write to %.300s was refused: a read-only path inside the workspace root (a protected path, or one the backend keeps read-only)",
 		         rep->denied_path);
+	else if ((other = root_of(cf, rep->denied_path)) != NULL)
+		snprintf(rep->denial, n,
+		         "a write to %.300s was refused: a read-only path inside the writable root %.300s (a protected path such as a git directory's hooks or config, or one the backend keeps read-only)",
+		         rep->denied_path, other);
 	else
 		snprintf(rep->denial, n,
-		         "a write to %.300s, outside the workspace root %.300s, was refused",
-		         rep->denied_path, rep->root);
+		         "a write to %.300s, outside the workspace root %.300s%s, was refused (a directory the session needs to write: warden roots add DIR)",
+		         rep->denied_path, rep->root,
+		         cf != NULL && cf->n_writable_roots > 2 ? " and the roots beside it" : "");
 }
 
 /* Says what a run refused by deny_read had asked for, and the narrowest
@@ -563,6 +589,7 @@ struct run_ctx {
 	char *const *confined_env; /* what confine() built: envp, or prog's */
 	uint64_t start_seq;         /* the start event's seq, 0 when none */
 	int root_fd;                /* the checked root (O_PATH), or -1 */
+	struct warden_roots roots;  /* the writable roots beside it (roots.h) */
 	int prexec_failed;      /* the last spawn's runner failed before exec */
 	size_t quiet_skips;     /* skips already announced (a retry) */
 	char *pwd_entry;            /* "PWD=DIR" of an unapproved run */
@@ -592,8 +619,8 @@ static int record_start(struct run_ctx *x, const struct warden_run_report *rep,
 	json_t *full, *o;
 	static const char *const keep[] = {
 		"argv", "cwd", "call_id", "mode", "mode_source", "backend",
-		"enforcement", "root", "skipped", "escalation", "network",
-		"network_source", "network_enforcement",
+		"enforcement", "root", "roots", "roots_notes", "skipped",
+		"escalation", "network", "network_source", "network_enforcement",
 	};
 	size_t i;
 	int r;
@@ -635,6 +662,7 @@ static void ctx_free(struct run_ctx *x)
 {
 	if (x->root_fd >= 0)
 		close(x->root_fd);
+	warden_roots_free(&x->roots);
 	warden_confined_free(x->confined);
 	warden_session_close(x->session);
 	free(x->patterns);
@@ -900,8 +928,8 @@ static int build_argv(struct run_ctx *x, struct warden_run_report *rep,
 
 /*
  * Before an escalation is asked about: the environment and the program it
- * would run (host/program.h), with the session's root as the writable
- * root.  0 when described; a WARDEN_RUN_NOT_FOUND / _CANNOT_EXEC status
+ * would run (host/program.h), with the session's root and the roots
+ * beside it as the writable roots.  0 when described; a WARDEN_RUN_NOT_FOUND / _CANNOT_EXEC status
  * with why; 0 with rep refused when it cannot run safely; or a negative
  * status.
  */
@@ -909,16 +937,19 @@ static int describe(struct run_ctx *x, struct warden_run_report *rep,
                     const char *root, char *why, size_t whylen,
                     struct warden_error *err)
 {
-	const char *roots[1];
+	const char *roots[WARDEN_ROOTS_ALL + 1];
+	size_t i, n = 0;
 	int r;
 
-	roots[0] = root;
+	roots[n++] = root;
+	for (i = 0; i < x->roots.n; i++)
+		roots[n++] = x->roots.path[i];
 	char what[128];
 
 	r = warden_program_env(&x->prog, environ, x->patterns, x->n_patterns,
-	                       roots, 1, err);
+	                       roots, n, err);
 	if (r == 0)
-		r = warden_program_open(&x->prog, rep->argv[0], roots, 1, why,
+		r = warden_program_open(&x->prog, rep->argv[0], roots, n, why,
 		                        whylen, err);
 	if (r == -WARDEN_EREFUSED) {
 		rep->status = WARDEN_EREFUSED;
@@ -1050,20 +1081,25 @@ static int unset_tmpdir(struct run_ctx *x, struct warden_error *err)
 static int deny_read_policy(struct run_ctx *x, const struct warden_resolved *res,
                             struct warden_policy *pol, struct warden_error *err)
 {
-	const char *roots[1] = { res->root };
+	const char *roots[2 + WARDEN_ROOTS_MAX * 2];
 	const char *pattern, *match = NULL;
+	size_t n = 0, i;
 	int r;
 
+	roots[n++] = res->root;
+	for (i = 0; i < pol->n_more_roots && n + 1 < sizeof(roots) / sizeof(*roots); i++)
+		roots[n++] = pol->more_roots[i];
 	warden_deny_free(&x->deny);
-	if ((r = warden_deny_expand(x->c->cfg, roots, 1, &x->deny, err)) < 0)
+	if ((r = warden_deny_expand(x->c->cfg, roots, n, &x->deny, err)) < 0)
 		return r;
-	if ((pattern = warden_deny_covers(&x->deny, res->root, &match)) != NULL ||
-	    (pattern = warden_deny_covers(&x->deny, x->prog.dir, &match)) != NULL)
-		return warden_error_set(err, WARDEN_EREFUSED,
-		                        "run: %s lies in %s, which deny_read = %s keeps unread: the command could not work there; choose another directory, or take the pattern out of deny_read in %s",
-		                        warden_deny_covers(&x->deny, res->root, NULL) != NULL
-		                        ? res->root : x->prog.dir,
-		                        match, pattern, x->c->cfg->file);
+	/* Every root and the working directory: a command could not work
+	 * in a directory it cannot read. */
+	roots[n++] = x->prog.dir;
+	for (i = 0; i < n; i++)
+		if ((pattern = warden_deny_covers(&x->deny, roots[i], &match)) != NULL)
+			return warden_error_set(err, WARDEN_EREFUSED,
+			                        "run: %s lies in %s, which deny_read = %s keeps unread: the command could not work there; choose another directory, or take the pattern out of deny_read in %s",
+			                        roots[i], match, pattern, x->c->cfg->file);
 	if (x->deny.n > 0 && x->void_file[0] == '\0' &&
 	    (r = warden_scratch_voids(x->void_file, x->void_dir, err)) < 0)
 		return r;
@@ -1102,6 +1138,15 @@ static int confine(struct run_ctx *x, const struct warden_resolved *res,
 	pol.session_id = rep->session;
 	pol.status_fd = STATUS_FD;
 	pol.root_fd = x->root_fd;
+	/* The roots beside it, each held by descriptor like the root. */
+	if (res->mode == WARDEN_SANDBOX_WORKSPACE_WRITE && x->roots.n > 0) {
+		if ((r = warden_roots_open(&x->roots, err)) < 0)
+			return r;
+		pol.more_roots = (const char *const *)x->roots.path;
+		pol.more_root_fds = x->roots.fd;
+		pol.more_root_kinds = x->roots.kind;
+		pol.n_more_roots = x->roots.n;
+	}
 	/* The run is the proof (WARDEN_CONFINE_FACTS): no probe first. */
 	pol.network = res->network;
 	pol.allow_unix_sockets = (const char *const *)x->c->cfg->allow_unix_sockets;
@@ -1300,6 +1345,15 @@ static int run_flow(struct run_ctx *x, struct warden_run_report *rep,
 	 * this directory, whatever the path leads to later. */
 	if ((r = warden_root_open(res.root, &x->root_fd, err)) < 0)
 		return r;
+	/* The roots beside it: the session's list, else the config's, and
+	 * a worktree's git directory (roots.h). */
+	if ((r = warden_roots_resolve(cfg, x->session != NULL
+	                                   ? warden_session_knobs(x->session) : NULL,
+	                              res.root, &x->roots, err)) < 0)
+		return r;
+	if ((rep->roots = warden_roots_json(&x->roots)) == NULL ||
+	    (rep->roots_notes = warden_roots_notes_json(&x->roots)) == NULL)
+		return warden_error_set(err, WARDEN_EOS, "run: out of memory");
 	/* The directory it runs in (host/program.h), and the program:
 	 * looked up as the run will, and for an escalation opened and
 	 * described. */
@@ -1387,6 +1441,7 @@ int warden_consumer_run(struct warden_consumer *c,
 	memset(rep, 0, sizeof(*rep));
 	memset(&x, 0, sizeof(x));
 	x.root_fd = -1;
+	warden_roots_init(&x.roots);
 	warden_scratch_init(&x.scratch);
 	warden_deny_init(&x.deny);
 	warden_program_init(&x.prog);

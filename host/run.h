@@ -56,6 +56,8 @@
 #include <limits.h>
 #include <stddef.h>
 
+#include <jansson.h>
+
 #include "approval.h"
 #include "error.h"
 #include "sandbox.h"
@@ -147,6 +149,10 @@ struct warden_run_report {
 	                               "escalation", "not-found", ... when
 	                               nothing started */
 	char root[PATH_MAX];        /* the workspace root it ran under, or "" */
+	json_t *roots;              /* the writable roots beside it, as
+	                               warden_roots_json (owned), or NULL */
+	json_t *roots_notes;        /* why a worktree got nothing more
+	                               (owned), or NULL */
 	char dir[PATH_MAX];         /* the directory the command starts in:
 	                               the request's, else the caller's when
 	                               inside the root, else the root */

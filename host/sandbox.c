@@ -833,6 +833,63 @@ void warden_policy_init(struct warden_policy *p)
 	p->tmp_fd = -1;
 }
 
+static int path_under(const char *path, const char *root);
+
+/* The writable roots beside the workspace root (root, resolved): each
+ * absolute, resolved, a directory, still the one its descriptor holds,
+ * of a known kind, neither "/" nor a home directory nor one holding it,
+ * and apart from the workspace root and from each other. */
+static int check_more_roots(const struct warden_sandbox *svc,
+                            const struct warden_policy *policy,
+                            const char *root, struct warden_error *err)
+{
+	char real[PATH_MAX];
+	struct stat st, held;
+	const char *p, *home;
+	size_t i, j;
+
+	if (!WARDEN_POLICY_HAS(policy, n_more_roots) || policy->n_more_roots == 0)
+		return 0;
+	if (policy->n_more_roots > MAX_ITEMS || policy->more_roots == NULL)
+		return warden_error_set(err, WARDEN_EINTERNAL,
+		                        "sandbox: confine called with a broken list of writable roots");
+	for (i = 0; i < policy->n_more_roots; i++) {
+		p = policy->more_roots[i];
+		if (p == NULL || p[0] != '/' || realpath(p, real) == NULL ||
+		    strcmp(real, p) != 0 || stat(p, &st) < 0 || !S_ISDIR(st.st_mode))
+			return warden_error_set(err, WARDEN_EDATA,
+			                        "sandbox: writable root '%s' is not a resolved directory (it was moved or replaced since it was checked): nothing is confined",
+			                        p != NULL ? p : "(null)");
+		if (policy->more_root_fds != NULL && policy->more_root_fds[i] >= 0 &&
+		    (fstat(policy->more_root_fds[i], &held) < 0 || !S_ISDIR(held.st_mode) ||
+		     held.st_dev != st.st_dev || held.st_ino != st.st_ino))
+			return warden_error_set(err, WARDEN_EDATA,
+			                        "sandbox: writable root '%s' is no longer the directory that was checked (it was moved or replaced since): nothing is confined under it",
+			                        p);
+		if (policy->more_root_kinds != NULL &&
+		    policy->more_root_kinds[i] != WARDEN_ROOT_PLAIN &&
+		    policy->more_root_kinds[i] != WARDEN_ROOT_GIT_COMMON_DIR)
+			return warden_error_set(err, WARDEN_EINTERNAL,
+			                        "sandbox: writable root '%s' has unknown kind %d",
+			                        p, policy->more_root_kinds[i]);
+		if (strcmp(p, "/") == 0 || path_under(p, root) || path_under(root, p))
+			return warden_error_set(err, WARDEN_EUSAGE,
+			                        "sandbox: writable root '%s' is /, or the workspace root %s lies inside it or it inside that root (name a directory beside the root)",
+			                        p, root);
+		if ((home = home_under(svc, p)) != NULL)
+			return warden_error_set(err, WARDEN_EUSAGE,
+			                        "sandbox: writable root '%s' %s the home directory %s: the command could plant start-up files (.bashrc, .ssh, .config) that run later outside the sandbox (name a directory inside it)",
+			                        p, strcmp(home, p) == 0 ? "is" : "contains", home);
+		for (j = 0; j < i; j++)
+			if (path_under(p, policy->more_roots[j]) ||
+			    path_under(policy->more_roots[j], p))
+				return warden_error_set(err, WARDEN_EUSAGE,
+				                        "sandbox: writable roots '%s' and '%s' overlap (keep one)",
+				                        policy->more_roots[j], p);
+	}
+	return 0;
+}
+
 /* Checks the policy and resolves its root into `root`. */
 static int check_request(const struct warden_sandbox *svc,
                          const char *const *argv, size_t argc,
@@ -934,7 +991,7 @@ static int check_request(const struct warden_sandbox *svc,
 		                        "sandbox: workspace root '%s' %s the home directory %s: workspace-write would let the command plant start-up files (.bashrc, .ssh, .config) that run later outside the sandbox (choose the project directory)",
 		                        policy->workspace_root,
 		                        strcmp(home, root) == 0 ? "is" : "contains", home);
-	return 0;
+	return check_more_roots(svc, policy, root, err);
 }
 
 /* Whether `path` is `root` or lies below it (both absolute, normalised). */
@@ -997,6 +1054,35 @@ static int unheld_path(const struct warden_policy *policy,
 				         p, c->writable_roots[j]);
 				return -1;
 			}
+		}
+	}
+	return 0;
+}
+
+/*
+ * Every writable root beside the workspace root must be granted in
+ * workspace-write: a backend that does not know them (plugin ABI below
+ * 1.3) would leave them read-only while the caller counts on them.  0,
+ * or -1 with the first root it left out named in why.
+ */
+static int ungranted_root(const struct warden_policy *policy,
+                          const struct warden_confined *c, char *why,
+                          size_t whylen)
+{
+	size_t i, j;
+
+	if (policy->mode != WARDEN_MODE_WORKSPACE_WRITE ||
+	    !WARDEN_POLICY_HAS(policy, n_more_roots))
+		return 0;
+	for (i = 0; i < policy->n_more_roots; i++) {
+		for (j = 0; j < c->n_writable_roots; j++)
+			if (strcmp(policy->more_roots[i], c->writable_roots[j]) == 0)
+				break;
+		if (j == c->n_writable_roots) {
+			snprintf(why, whylen,
+			         "does not make the writable root %.200s writable (writable roots beside the workspace root came with plugin ABI 1.3)",
+			         policy->more_roots[i]);
+			return -1;
 		}
 	}
 	return 0;
@@ -1230,6 +1316,8 @@ static int try_backend(struct warden_loaded *b, const struct warden_probe *probe
 	}
 	if (co.read_only_held != 1 &&
 	    unheld_path(policy, c, why, whylen) != 0)
+		goto fail;
+	if (ungranted_root(policy, c, why, whylen) != 0)
 		goto fail;
 	memcpy(c->held_fds, sink.fds, sink.n_fds * sizeof(*sink.fds));
 	memcpy(c->held_at, sink.at, sink.n_fds * sizeof(*sink.at));

@@ -34,6 +34,7 @@ static const char *const event_names[] = {
 	[WARDEN_EVENT_APPROVAL_DECIDED] = "approval/decided",
 	[WARDEN_EVENT_SANDBOX_RUN] = "sandbox/run",
 	[WARDEN_EVENT_SANDBOX_NETWORK] = "sandbox/network",
+	[WARDEN_EVENT_SANDBOX_ROOTS] = "sandbox/roots",
 };
 #define N_EVENTS ((int)(sizeof(event_names) / sizeof(event_names[0])))
 
@@ -140,6 +141,74 @@ static int time_ok(const char *t)
 	return t[i] == 'Z' && t[i + 1] == '\0';
 }
 
+/* An absolute, lexically normal path without NUL: "/", or "/" and
+ * segments that are neither empty, "." nor "..". */
+static int root_path_ok(const json_t *v)
+{
+	const char *p = json_string_value(v), *seg;
+	size_t n;
+
+	if (p == NULL || strlen(p) != json_string_length(v) || p[0] != '/')
+		return 0;
+	if (strcmp(p, "/") == 0)
+		return 1;
+	for (seg = p + 1;; seg += n + 1) {
+		n = strcspn(seg, "/");
+		if (n == 0 || (n == 1 && seg[0] == '.') ||
+		    (n == 2 && seg[0] == '.' && seg[1] == '.'))
+			return 0;
+		if (seg[n] == '\0')
+			return 1;
+	}
+}
+
+/* A sandbox/roots list into k: 0, or -1 with why. */
+static int roots_parse(const json_t *a, struct warden_knobs *k, char *why,
+                       size_t whylen)
+{
+	size_t i, used = 0, n;
+	json_t *v;
+
+	if (!json_is_array(a)) {
+		snprintf(why, whylen, "\"roots\" is missing or not an array");
+		return -1;
+	}
+	if (json_array_size(a) > WARDEN_ROOTS_MAX) {
+		snprintf(why, whylen, "\"roots\" lists more than %d roots", WARDEN_ROOTS_MAX);
+		return -1;
+	}
+	json_array_foreach(a, i, v) {
+		if (!root_path_ok(v)) {
+			snprintf(why, whylen, "\"roots\" holds a path that is not absolute and normal");
+			return -1;
+		}
+		n = json_string_length(v) + 1;
+		if (used + n > sizeof(k->roots)) {
+			snprintf(why, whylen, "\"roots\" is longer than %d bytes", WARDEN_ROOTS_TEXT_MAX);
+			return -1;
+		}
+		memcpy(k->roots + used, json_string_value(v), n);
+		used += n;
+	}
+	k->roots_set = 1;
+	k->n_roots = json_array_size(a);
+	memset(k->roots + used, 0, sizeof(k->roots) - used);
+	return 0;
+}
+
+size_t warden_knobs_roots(const struct warden_knobs *k,
+                          const char *out[WARDEN_ROOTS_MAX])
+{
+	const char *p = k->roots;
+	size_t i;
+
+	for (i = 0; i < k->n_roots && i < WARDEN_ROOTS_MAX; i++) {
+		out[i] = p;
+		p += strlen(p) + 1;
+	}
+	return i;
+}
+
 static int knobs_parse(const json_t *o, struct warden_knobs *k, char *why,
                        size_t whylen)
 {
@@ -176,6 +245,11 @@ static int knobs_parse(const json_t *o, struct warden_knobs *k, char *why,
 				snprintf(why, whylen, "knobs.network is not a network setting");
 				return -1;
 			}
+		} else if (strcmp(key, "roots") == 0) {
+			if (roots_parse(v, k, why, whylen) < 0) {
+				snprintf(why, whylen, "knobs.roots is not a list of writable roots");
+				return -1;
+			}
 		} else {
 			snprintf(why, whylen, "unknown key in knobs");
 			return -1;
@@ -200,6 +274,19 @@ static void knobs_apply(struct warden_knobs *k, int type, const json_t *ev)
 	case WARDEN_EVENT_SANDBOX_NETWORK:
 		k->network = warden_network_parse(json_string_value(json_object_get(ev, "network")));
 		break;
+	case WARDEN_EVENT_SANDBOX_ROOTS: {
+		char why[128];
+
+		/* Checked by event_check; a list it refused changes nothing. */
+		struct warden_knobs t = *k;
+
+		if (roots_parse(json_object_get(ev, "roots"), &t, why, sizeof(why)) == 0) {
+			k->roots_set = t.roots_set;
+			k->n_roots = t.n_roots;
+			memcpy(k->roots, t.roots, sizeof(k->roots));
+		}
+		break;
+	}
 	default:
 		break;
 	}
@@ -208,7 +295,9 @@ static void knobs_apply(struct warden_knobs *k, int type, const json_t *ev)
 static int knobs_equal(const struct warden_knobs *a, const struct warden_knobs *b)
 {
 	return a->mode == b->mode && a->policy == b->policy &&
-	       a->network == b->network && strcmp(a->preset, b->preset) == 0;
+	       a->network == b->network && strcmp(a->preset, b->preset) == 0 &&
+	       a->roots_set == b->roots_set && a->n_roots == b->n_roots &&
+	       memcmp(a->roots, b->roots, sizeof(a->roots)) == 0;
 }
 
 /* Checks one event object on its own (not against its neighbours). */
@@ -254,7 +343,7 @@ static int event_check(json_t *o, struct event *ev, char *why, size_t whylen)
 			return -1;
 		}
 		if (ev->knobs.mode || ev->knobs.policy || ev->knobs.preset[0] ||
-		    ev->knobs.network) {
+		    ev->knobs.network || ev->knobs.roots_set) {
 			snprintf(why, whylen, "session/start carries knobs");
 			return -1;
 		}
@@ -283,6 +372,16 @@ static int event_check(json_t *o, struct event *ev, char *why, size_t whylen)
 			return -1;
 		}
 		break;
+	case WARDEN_EVENT_SANDBOX_ROOTS: {
+		struct warden_knobs t;
+		char rwhy[128];
+
+		if (roots_parse(json_object_get(o, "roots"), &t, rwhy, sizeof(rwhy)) < 0) {
+			snprintf(why, whylen, "sandbox/roots: %s", rwhy);
+			return -1;
+		}
+		break;
+	}
 	default:
 		return 0;
 	}
@@ -827,6 +926,20 @@ static int set_new(json_t *o, const char *key, json_t *v)
 	return v == NULL ? -1 : json_object_set_new(o, key, v);
 }
 
+static json_t *roots_json(const struct warden_knobs *k)
+{
+	const char *v[WARDEN_ROOTS_MAX];
+	size_t i, n = warden_knobs_roots(k, v);
+	json_t *a = json_array();
+
+	for (i = 0; a != NULL && i < n; i++)
+		if (json_array_append_new(a, json_string(v[i])) < 0) {
+			json_decref(a);
+			return NULL;
+		}
+	return a;
+}
+
 static json_t *knobs_json(const struct warden_knobs *k)
 {
 	json_t *o = json_object();
@@ -836,7 +949,8 @@ static json_t *knobs_json(const struct warden_knobs *k)
 	if ((k->mode && set_new(o, "mode", json_string(warden_mode_name(k->mode))) < 0) ||
 	    (k->policy && set_new(o, "policy", json_string(warden_policy_name(k->policy))) < 0) ||
 	    (k->preset[0] && set_new(o, "preset", json_string(k->preset)) < 0) ||
-	    (k->network && set_new(o, "network", json_string(warden_network_name(k->network))) < 0)) {
+	    (k->network && set_new(o, "network", json_string(warden_network_name(k->network))) < 0) ||
+	    (k->roots_set && set_new(o, "roots", roots_json(k)) < 0)) {
 		json_decref(o);
 		return NULL;
 	}
@@ -1161,6 +1275,26 @@ int warden_session_set_network(struct warden_session *s, int network,
 		return warden_error_set(err, WARDEN_EINTERNAL, "not a network setting: %d", network);
 	return set_knob(s, WARDEN_EVENT_SANDBOX_NETWORK, "network", json_string(name),
 	                changed, err);
+}
+
+int warden_session_set_roots(struct warden_session *s, const char *const *roots,
+                             size_t n, int *changed, struct warden_error *err)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	if (n > WARDEN_ROOTS_MAX)
+		return warden_error_set(err, WARDEN_EUSAGE,
+		                        "more than %d writable roots (remove one first with warden roots remove DIR)",
+		                        WARDEN_ROOTS_MAX);
+	for (i = 0; a != NULL && i < n; i++)
+		if (json_array_append_new(a, json_string(roots[i])) < 0) {
+			json_decref(a);
+			a = NULL;
+		}
+	if (a == NULL)
+		return warden_error_set(err, WARDEN_EOS, "out of memory");
+	return set_knob(s, WARDEN_EVENT_SANDBOX_ROOTS, "roots", a, changed, err);
 }
 
 int warden_session_set_preset(struct warden_session *s, const char *name,

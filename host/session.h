@@ -10,14 +10,19 @@
  *   type   one of the eight event types of DESIGN §1
  *   ...    the event's own fields, sorted by key
  *   knobs  the fold of every knob event up to and including this line:
- *          {"mode": M, "policy": P, "preset": NAME, "network": N}, each
- *          key present only once its event has been written (never set =
- *          the config's value)
+ *          {"mode": M, "policy": P, "preset": NAME, "network": N,
+ *          "roots": [DIR, ...]}, each key present only once its event has
+ *          been written (never set = the config's value)
  *
  * The fields of the knob events are fixed here: session/start {"cwd":
  * absolute resolved directory}, sandbox/mode {"mode"}, approval/policy
  * {"policy"}, permission/preset {"preset"}, sandbox/network {"network":
- * "restricted" | "enabled"}.  The audit events
+ * "restricted" | "enabled"}, sandbox/roots {"roots": the whole list of
+ * the session's writable roots beside its cwd after the change, each an
+ * absolute, resolved, normal path; [] when every one was removed}.
+ * sandbox/roots was added after the others: a log without one replays as
+ * before (the config's writable_roots), and its "roots" knob is written
+ * only once such an event is.  The audit events
  * (approval/asked, approval/decided, sandbox/run) carry whatever object
  * their writer gives; their keys must not be seq, time, type or knobs.
  * The consumer (host/run.h) writes two sandbox/run events per run that
@@ -102,7 +107,12 @@ enum warden_event_type {
 	WARDEN_EVENT_APPROVAL_DECIDED,
 	WARDEN_EVENT_SANDBOX_RUN,
 	WARDEN_EVENT_SANDBOX_NETWORK,
+	WARDEN_EVENT_SANDBOX_ROOTS,
 };
+
+/* The most bytes the paths of a session's writable roots take together,
+ * NULs included (WARDEN_ROOTS_MAX of them at most: wconfig.h). */
+#define WARDEN_ROOTS_TEXT_MAX 8192
 
 int warden_event_type_parse(const char *s);      /* enum or -1 */
 const char *warden_event_type_name(int type);    /* NULL if unknown */
@@ -113,7 +123,14 @@ struct warden_knobs {
 	int policy;                              /* last approval/policy */
 	char preset[WARDEN_PRESET_NAME_MAX + 1]; /* last permission/preset */
 	int network;                             /* last sandbox/network */
+	int roots_set;                           /* a sandbox/roots was written */
+	size_t n_roots;                          /* in its list */
+	char roots[WARDEN_ROOTS_TEXT_MAX];       /* its paths, each ended by NUL */
 };
+
+/* The roots of k (k->n_roots of them) into out; their number. */
+size_t warden_knobs_roots(const struct warden_knobs *k,
+                          const char *out[WARDEN_ROOTS_MAX]);
 
 struct warden_session;
 
@@ -168,6 +185,10 @@ int warden_session_set_policy(struct warden_session *s, int policy,
                               int *changed, struct warden_error *err);
 int warden_session_set_network(struct warden_session *s, int network,
                                int *changed, struct warden_error *err);
+/* The session's whole list of writable roots beside its cwd (each
+ * absolute, resolved and normal; checked by the caller, roots.h). */
+int warden_session_set_roots(struct warden_session *s, const char *const *roots,
+                             size_t n, int *changed, struct warden_error *err);
 /* Records a permission/preset selection; only preset select calls it. */
 int warden_session_set_preset(struct warden_session *s, const char *name,
                               int *changed, struct warden_error *err);

@@ -27,6 +27,10 @@
 
 #include "error.h"
 
+/* The most writable roots beside the workspace root a list (the config's
+ * writable_roots, or a session's) holds. */
+#define WARDEN_ROOTS_MAX 8
+
 enum warden_isolation {
 	WARDEN_ISOLATION_INPROC = 1,
 	WARDEN_ISOLATION_PROCESS = 2,
@@ -99,6 +103,12 @@ struct warden_config {
 	char **deny_read;
 	size_t n_deny_read;
 	int deny_read_defaults;
+	/* writable_roots: directories writable in workspace-write beside the
+	 * workspace root (absolute as written or joined to dir, in file
+	 * order, no duplicates, at most WARDEN_ROOTS_MAX); resolved and
+	 * checked when a run is confined (roots.h). */
+	char **writable_roots;
+	size_t n_writable_roots;
 
 	struct warden_config_plugin *backends;
 	size_t n_backends;

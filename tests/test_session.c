@@ -686,7 +686,7 @@ static void test_current_with_shared_bundles_follows_random_sequences(void **sta
 static void test_current_tie_rule(void **state)
 {
 	struct sfix *f = *state;
-	struct warden_knobs k = { 0, 0, "", 0 };
+	struct warden_knobs k = { .mode = 0 };
 	int sel;
 
 	f->cfg.presets = shared;

@@ -1279,23 +1279,23 @@ static int check_runners(const struct bwrap *b, const char *root, char *err,
 	return 0;
 }
 
-/* A descriptor of the root to walk from: the host's (checked to still be
- * what the path names) or one opened here.  -1 with err. */
-static int open_root(const struct warden_policy *policy, const char *root,
-                     char *err, size_t errlen)
+/* A descriptor of the writable root `root` to walk from: held (the
+ * host's, -1 for none), checked to still be what the path names, or one
+ * opened here.  -1 with err. */
+static int open_root(int held, const char *root, char *err, size_t errlen)
 {
 	struct stat a, b;
 	int fd;
 
-	if (WARDEN_POLICY_HAS(policy, root_fd) && policy->root_fd >= 0) {
-		if (fstat(policy->root_fd, &a) < 0 || stat(root, &b) < 0 ||
+	if (held >= 0) {
+		if (fstat(held, &a) < 0 || stat(root, &b) < 0 ||
 		    !S_ISDIR(a.st_mode) || a.st_dev != b.st_dev || a.st_ino != b.st_ino) {
 			WARDEN_PLUGIN_ERR(err, errlen,
-			                  "bwrap: the workspace root %s is no longer the directory that was checked: refused",
+			                  "bwrap: the writable root %s is no longer the directory that was checked: refused",
 			                  root);
 			return -1;
 		}
-		fd = dup_fd(policy->root_fd);
+		fd = dup_fd(held);
 	} else {
 		fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	}
@@ -1304,18 +1304,61 @@ static int open_root(const struct warden_policy *policy, const char *root,
 	return fd;
 }
 
-/* Walks every protected path and every read-only path under the root
- * into p. */
+/* The writable roots beside the workspace root (plugin.h, v1.3). */
+static size_t n_more(const struct warden_policy *policy)
+{
+	return WARDEN_POLICY_HAS(policy, n_more_roots) && policy->more_roots != NULL
+	       ? policy->n_more_roots : 0;
+}
+
+static int more_fd(const struct warden_policy *policy, size_t i)
+{
+	return policy->more_root_fds != NULL ? policy->more_root_fds[i] : -1;
+}
+
+static int more_kind(const struct warden_policy *policy, size_t i)
+{
+	return policy->more_root_kinds != NULL ? policy->more_root_kinds[i]
+	                                       : WARDEN_ROOT_PLAIN;
+}
+
+/* Is path inside the workspace root or a writable root beside it? */
+static int in_any_root(const struct warden_policy *policy, const char *path)
+{
+	size_t i;
+
+	if (inside(path, policy->workspace_root))
+		return 1;
+	for (i = 0; i < n_more(policy); i++)
+		if (inside(path, policy->more_roots[i]))
+			return 1;
+	return 0;
+}
+
+/* Protected path i as it applies inside a root of `kind` (plugin.h, enum
+ * warden_root_kind): as written in a plain root; in a git directory
+ * without its ".git/" (NULL: it does not apply there). */
+static const char *protected_in(const struct bwrap *b, size_t i, int kind)
+{
+	if (kind != WARDEN_ROOT_GIT_COMMON_DIR)
+		return b->protected[i];
+	return strncmp(b->protected[i], ".git/", 5) == 0 ? b->protected[i] + 5 : NULL;
+}
+
+/* Walks every protected path (as it applies in a root of `kind`) and
+ * every read-only path under the root into p. */
 static void plan_pins(const struct bwrap *b, const struct warden_policy *policy,
-                      const char *root, int rootfd, struct plan *p)
+                      const char *root, int kind, int rootfd, struct plan *p)
 {
 	char rel[PATH_MAX], what[PATH_MAX];
+	const char *pr;
 	size_t i, n = strlen(root);
 
 	for (i = 0; i < b->n_protected && p->refuse[0] == '\0'; i++) {
-		snprintf(rel, sizeof(rel), "%s", b->protected[i]);
-		snprintf(what, sizeof(what), "%s%s", b->protected[i],
-		         b->protected_dir[i] ? "/" : "");
+		if ((pr = protected_in(b, i, kind)) == NULL)
+			continue;
+		snprintf(rel, sizeof(rel), "%s", pr);
+		snprintf(what, sizeof(what), "%s%s", pr, b->protected_dir[i] ? "/" : "");
 		hold(p, rootfd, rel, what, b->protected_dir[i], 0);
 	}
 	if (!WARDEN_POLICY_HAS(policy, n_read_only_paths))
@@ -1328,8 +1371,9 @@ static void plan_pins(const struct bwrap *b, const struct warden_policy *policy,
 			return;
 		}
 		if (inside(root, ro)) {
-			refuse(p, "bwrap: %.200s must stay read-only but holds the writable workspace root %.200s: refused (choose a root outside it)",
-			       ro, root);
+			refuse(p, "bwrap: %.200s must stay read-only but holds the writable %s %.200s: refused (choose a root outside it)",
+			       ro, strcmp(root, policy->workspace_root) == 0 ? "workspace root" : "root",
+			       root);
 			return;
 		}
 		if (!inside(ro, root))
@@ -1357,20 +1401,24 @@ static void plan_pins(const struct bwrap *b, const struct warden_policy *policy,
  * the commondir made here), removed by finish() when no other run holds
  * the lock.
  */
+#define MAX_LOCKS (1 + 64)
+
 struct run {
-	int lock;
-	char *root;
+	int locks[MAX_LOCKS];   /* one per writable root, -1 when none */
+	size_t n_locks;
 	struct warden_bwrap_pin *pins;
 	size_t n_pins, cap;
 };
 
 static struct run *run_new(void)
 {
-	struct run *r = calloc(1, sizeof(*r));
+	return calloc(1, sizeof(struct run));
+}
 
-	if (r != NULL)
-		r->lock = -1;
-	return r;
+static void pin_free(struct warden_bwrap_pin *u)
+{
+	free((char *)u->rel);
+	free((char *)u->root);
 }
 
 /* Records the pin root/rel (text: what it must hold, or NULL).  0, or -1
@@ -1380,24 +1428,21 @@ static int run_pin(struct run *r, const char *root, const char *rel,
 {
 	struct warden_bwrap_pin *v;
 
-	if (r->root == NULL && (r->root = strdup(root)) == NULL)
-		return -1;
 	v = grow(r->pins, &r->cap, r->n_pins + 1, 8, sizeof(*r->pins));
 	if (v == NULL)
 		return -1;
 	r->pins = v;
 	memset(&v[r->n_pins], 0, sizeof(*v));
-	v[r->n_pins].root = r->root;
 	v[r->n_pins].text = text;
-	if ((v[r->n_pins].rel = strdup(rel)) == NULL)
-		return -1;
+	v[r->n_pins].rel = strdup(rel);
+	v[r->n_pins].root = strdup(root);
 	r->n_pins++;
-	return 0;
+	return v[r->n_pins - 1].rel == NULL || v[r->n_pins - 1].root == NULL ? -1 : 0;
 }
 
 /* Keeps the pins missing now and makes each missing file that must hold
- * a text, as the launcher does when it starts (the lock is held).  0, or
- * -1 with err: then only the files made here are left to run_end. */
+ * a text, as the launcher does when it starts (the locks are held).  0,
+ * or -1 with err: then only the files made here are left to run_end. */
 static int run_make_pins(struct run *r, char *err, size_t errlen)
 {
 	size_t i, n = 0, made;
@@ -1406,19 +1451,19 @@ static int run_make_pins(struct run *r, char *err, size_t errlen)
 		if (warden_bwrap_pin_missing(&r->pins[i]))
 			r->pins[n++] = r->pins[i];
 		else
-			free((char *)r->pins[i].rel);
+			pin_free(&r->pins[i]);
 	}
 	r->n_pins = n;
 	for (i = 0; i < r->n_pins; i++) {
 		if (r->pins[i].text == NULL || warden_bwrap_pin_make(&r->pins[i]) == 0)
 			continue;
 		WARDEN_PLUGIN_ERR(err, errlen, "bwrap: cannot make %s/%s: %s",
-		                  r->root, r->pins[i].rel, strerror(errno));
+		                  r->pins[i].root, r->pins[i].rel, strerror(errno));
 		for (made = i, n = 0, i = 0; i < r->n_pins; i++) {
 			if (i < made && r->pins[i].text != NULL)
 				r->pins[n++] = r->pins[i];
 			else
-				free((char *)r->pins[i].rel);
+				pin_free(&r->pins[i]);
 		}
 		r->n_pins = n;
 		return -1;
@@ -1427,24 +1472,27 @@ static int run_make_pins(struct run *r, char *err, size_t errlen)
 }
 
 /* The end of a run: its pins removed when every process of the run has
- * ended (ended) and no other run on the root holds the lock (launcher.h),
- * the lock released, everything freed.  A pin removed while something of
- * the sandbox still runs would detach its mount under that process. */
+ * ended (ended) and no other run on any of its roots holds a lock
+ * (launcher.h), the locks released, everything freed.  A pin removed
+ * while something of the sandbox still runs would detach its mount under
+ * that process. */
 static void run_end(struct run *r, int ended)
 {
 	size_t i;
+	int alone = ended;
 
 	if (r == NULL)
 		return;
-	if (ended && (r->lock < 0 || flock(r->lock, LOCK_EX | LOCK_NB) == 0))
+	for (i = 0; alone && i < r->n_locks; i++)
+		alone = flock(r->locks[i], LOCK_EX | LOCK_NB) == 0;
+	if (alone)
 		for (i = 0; i < r->n_pins; i++)
 			warden_bwrap_pin_remove(&r->pins[i]);
-	if (r->lock >= 0)
-		close(r->lock);
+	for (i = 0; i < r->n_locks; i++)
+		close(r->locks[i]);
 	for (i = 0; i < r->n_pins; i++)
-		free((char *)r->pins[i].rel);
+		pin_free(&r->pins[i]);
 	free(r->pins);
-	free(r->root);
 	free(r);
 }
 
@@ -1603,7 +1651,13 @@ static int lock_root(int rootfd, const char *root, int fds,
 	}
 	if (run != NULL) {
 		/* Held here until finish(): bwrap never has it. */
-		run->lock = fd;
+		if (run->n_locks >= MAX_LOCKS) {
+			close(fd);
+			WARDEN_PLUGIN_ERR(err, errlen, "bwrap: more than %d writable roots",
+			                  MAX_LOCKS);
+			return -1;
+		}
+		run->locks[run->n_locks++] = fd;
 		return 0;
 	}
 	num = out->push_fd(out->sink, fd);
@@ -1657,10 +1711,18 @@ static int tmp_flags(const struct bwrap *b, const struct warden_policy *policy,
                      char *err, size_t errlen)
 {
 	const char *tmp = policy_tmp(policy), *hide = policy->tmp_hide;
+	size_t i;
 	int fd, num = -1;
 
 	if (tmp == NULL)
 		return 0;
+	for (i = 0; hide != NULL && i < n_more(policy); i++)
+		if (path_in(policy->more_roots[i], hide)) {
+			WARDEN_PLUGIN_ERR(err, errlen,
+			                  "bwrap: the writable root %s lies in %s, where the temp areas are: refused (name a directory outside it)",
+			                  policy->more_roots[i], hide);
+			return -1;
+		}
 	if (hide != NULL && (!path_in(tmp, hide) || strcmp(tmp, hide) == 0 ||
 	                     path_in(policy->workspace_root, hide))) {
 		WARDEN_PLUGIN_ERR(err, errlen,
@@ -1703,7 +1765,7 @@ static int cwd_flags(const struct warden_policy *policy, struct args *a,
 	if (cwd == NULL)
 		return 0;
 	if (policy->mode == WARDEN_MODE_WORKSPACE_WRITE && private_tmp(policy) &&
-	    path_in(cwd, "/tmp") && !path_in(cwd, policy->workspace_root))
+	    path_in(cwd, "/tmp") && !in_any_root(policy, cwd))
 		why = "it lies under /tmp, which is private and empty inside";
 	else if (tmp != NULL && policy->tmp_hide != NULL &&
 	         path_in(cwd, policy->tmp_hide) && !path_in(cwd, tmp))
@@ -1772,25 +1834,24 @@ static int deny_flags(const struct warden_policy *policy, struct args *a,
 	return 0;
 }
 
-/* The workspace-write part: private /tmp, the root, the pins.  Sets the
- * facts of out.  -1 with err. */
-static int workspace_flags(struct bwrap *b, const struct warden_policy *policy,
-                           const char *root, struct warden_confine_out *out,
-                           struct args *a, struct args *pre, struct run *run,
-                           char *err, size_t errlen)
+/* One writable root of `kind`, held by the host as `held` (-1: none):
+ * bound writable (by descriptor where the host passes them), locked, its
+ * protected and read-only paths pinned.  The first protected path not
+ * held and their count go to *partial and *n_partial.  -1 with err. */
+static int bind_root(struct bwrap *b, const struct warden_policy *policy,
+                     const char *root, int held, int kind,
+                     struct warden_confine_out *out, struct args *a,
+                     struct args *pre, struct run *run, char *partial,
+                     size_t partial_len, size_t *n_partial, char *err,
+                     size_t errlen)
 {
 	struct plan p;
 	int rootfd, fds = 0, rc = -1;
 
 	memset(&p, 0, sizeof(p));
-	rootfd = open_root(policy, root, err, errlen);
+	rootfd = open_root(held, root, err, errlen);
 	if (rootfd < 0)
 		return -1;
-	if (private_tmp(policy)) {
-		/* A 1.1 host: a private, empty /tmp, before the root's bind
-		 * so that a root under /tmp stays visible. */
-		add(a, "--tmpfs"); add(a, "/tmp");
-	}
 	if ((b->pins & PIN_FD) && WARDEN_CONFINE_OUT_HAS(out, push_fd) &&
 	    out->push_fd != NULL) {
 		int d = dup_fd(rootfd), num = d >= 0 ? out->push_fd(out->sink, d) : -1;
@@ -1807,26 +1868,75 @@ static int workspace_flags(struct bwrap *b, const struct warden_policy *policy,
 	if (b->use_launcher &&
 	    lock_root(rootfd, root, fds, out, pre, run, err, errlen) < 0)
 		goto out;
-	plan_pins(b, policy, root, rootfd, &p);
+	plan_pins(b, policy, root, kind, rootfd, &p);
 	if (p.refuse[0] != '\0') {
 		WARDEN_PLUGIN_ERR(err, errlen, "%s", p.refuse);
 		goto out;
 	}
 	if (emit_pins(b, &p, root, fds, out, a, pre, run, err, errlen) < 0)
 		goto out;
-	if (p.n_partial > 0) {
-		out->enforcement = WARDEN_ENFORCEMENT_PARTIAL;
-		if (p.n_partial > 1)
-			snprintf(out->detail, sizeof(out->detail), "%.200s (and %zu more)",
-			         p.partial, p.n_partial - 1);
-		else
-			snprintf(out->detail, sizeof(out->detail), "%s", p.partial);
-	}
+	if (p.n_partial > 0 && *n_partial == 0)
+		snprintf(partial, partial_len, "%.150s%s%.100s", p.partial,
+		         strcmp(root, policy->workspace_root) != 0 ? " in " : "",
+		         strcmp(root, policy->workspace_root) != 0 ? root : "");
+	*n_partial += p.n_partial;
 	rc = 0;
 out:
 	plan_free(&p);
 	close(rootfd);
 	return rc;
+}
+
+/* The workspace-write part: private /tmp, the workspace root and the
+ * writable roots beside it (plugin.h, v1.3), each with its pins.  Sets
+ * the facts of out.  -1 with err. */
+static int workspace_flags(struct bwrap *b, const struct warden_policy *policy,
+                           const char *root, struct warden_confine_out *out,
+                           struct args *a, struct args *pre, struct run *run,
+                           char *err, size_t errlen)
+{
+	char partial[256] = "";
+	size_t n_partial = 0, i;
+
+	if (private_tmp(policy)) {
+		/* A 1.1 host: a private, empty /tmp, before the roots' binds
+		 * so that a root under /tmp stays visible. */
+		add(a, "--tmpfs"); add(a, "/tmp");
+	}
+	if (bind_root(b, policy, root,
+	              WARDEN_POLICY_HAS(policy, root_fd) ? policy->root_fd : -1,
+	              WARDEN_ROOT_PLAIN, out, a, pre, run, partial, sizeof(partial),
+	              &n_partial, err, errlen) < 0)
+		return -1;
+	if (n_more(policy) > 0 && b->use_launcher && run == NULL) {
+		WARDEN_PLUGIN_ERR(err, errlen,
+		                  "bwrap: %zu writable root%s beside the workspace root: the launcher of a printed argv holds the lock of one root only (warden run and warden serve confine them)",
+		                  n_more(policy), n_more(policy) == 1 ? "" : "s");
+		return -1;
+	}
+	for (i = 0; i < n_more(policy); i++) {
+		const char *more = policy->more_roots[i];
+
+		if (more == NULL || more[0] != '/' || inside(more, root) || inside(root, more)) {
+			WARDEN_PLUGIN_ERR(err, errlen,
+			                  "bwrap: writable root %s is not an absolute path apart from the workspace root %s",
+			                  more ? more : "(null)", root);
+			return -1;
+		}
+		if (bind_root(b, policy, more, more_fd(policy, i), more_kind(policy, i),
+		              out, a, pre, run, partial, sizeof(partial), &n_partial,
+		              err, errlen) < 0)
+			return -1;
+	}
+	if (n_partial > 0) {
+		out->enforcement = WARDEN_ENFORCEMENT_PARTIAL;
+		if (n_partial > 1)
+			snprintf(out->detail, sizeof(out->detail), "%.200s (and %zu more)",
+			         partial, n_partial - 1);
+		else
+			snprintf(out->detail, sizeof(out->detail), "%s", partial);
+	}
+	return 0;
 }
 
 /* How a restricted network is held in mode (enum warden_enforcement),
@@ -1905,6 +2015,8 @@ static int network_plan(const struct bwrap *b, const struct warden_policy *polic
 			return -1;
 		}
 		bad = warden_unixgate_in_root(&g, policy->workspace_root);
+		for (size_t i = 0; bad == NULL && i < n_more(policy); i++)
+			bad = warden_unixgate_in_root(&g, policy->more_roots[i]);
 		if (bad != NULL) {
 			WARDEN_PLUGIN_ERR(err, errlen,
 			                  "bwrap: allow_unix_socket %s lies in the workspace %s: a confined command could put a link or another socket in its place (list a socket outside the workspace)",
@@ -1992,20 +2104,19 @@ oom:
 	return -1;
 }
 
-/* What stays read-only inside the root (plugin.h, push_held): each
- * protected path and each read-only path of the policy under it.  -1
- * when out of memory. */
-static int push_held(const struct bwrap *b, const struct warden_policy *policy,
-                     const char *root, struct warden_confine_out *out)
+/* What stays read-only inside the root of `kind` (plugin.h, push_held):
+ * each protected path as it applies there and each read-only path of the
+ * policy under it.  -1 when out of memory. */
+static int push_held_in(const struct bwrap *b, const struct warden_policy *policy,
+                        const char *root, int kind, struct warden_confine_out *out)
 {
 	char path[PATH_MAX];
+	const char *pr;
 	size_t i;
 
-	if (!WARDEN_CONFINE_OUT_HAS(out, push_held) || out->push_held == NULL)
-		return 0;
 	for (i = 0; i < b->n_protected; i++) {
-		if ((size_t)snprintf(path, sizeof(path), "%s/%s", root,
-		                     b->protected[i]) >= sizeof(path))
+		if ((pr = protected_in(b, i, kind)) == NULL ||
+		    (size_t)snprintf(path, sizeof(path), "%s/%s", root, pr) >= sizeof(path))
 			continue;
 		if (out->push_held(out->sink, path) < 0)
 			return -1;
@@ -2014,6 +2125,23 @@ static int push_held(const struct bwrap *b, const struct warden_policy *policy,
 	            i < policy->n_read_only_paths; i++)
 		if (path_in(policy->read_only_paths[i], root) &&
 		    out->push_held(out->sink, policy->read_only_paths[i]) < 0)
+			return -1;
+	return 0;
+}
+
+/* push_held_in() for the workspace root and each root beside it. */
+static int push_held(const struct bwrap *b, const struct warden_policy *policy,
+                     const char *root, struct warden_confine_out *out)
+{
+	size_t i;
+
+	if (!WARDEN_CONFINE_OUT_HAS(out, push_held) || out->push_held == NULL)
+		return 0;
+	if (push_held_in(b, policy, root, WARDEN_ROOT_PLAIN, out) < 0)
+		return -1;
+	for (i = 0; i < n_more(policy); i++)
+		if (push_held_in(b, policy, policy->more_roots[i], more_kind(policy, i),
+		                 out) < 0)
 			return -1;
 	return 0;
 }
@@ -2049,6 +2177,9 @@ static int bwrap_confine(void *state, const char *const *argv, size_t argc,
 	}
 	if (check_runners(b, root, err, errlen) < 0)
 		return -1;
+	for (i = 0; i < n_more(policy); i++)
+		if (check_runners(b, policy->more_roots[i], err, errlen) < 0)
+			return -1;
 
 	out->enforcement = level == LEVEL_PRIVILEGED || !b->use_launcher
 		? WARDEN_ENFORCEMENT_PARTIAL : WARDEN_ENFORCEMENT_FULL;
@@ -2094,9 +2225,11 @@ static int bwrap_confine(void *state, const char *const *argv, size_t argc,
 			goto done;
 		if (WARDEN_CONFINE_OUT_HAS(out, denial_message))
 			snprintf(out->denial_message, sizeof(out->denial_message),
-			         "the host is read-only outside %.100s and %s; inside it, .git/hooks, .git/config and the other protected paths stay read-only",
-			         root, policy_tmp(policy) != NULL ? "$TMPDIR (the rest of /tmp too)"
-			         : private_tmp(policy) ? "the private /tmp" : "/tmp (there is no temp area)");
+			         "the host is read-only outside %.60s%s and %s; inside %s, .git/hooks, .git/config and the other protected paths stay read-only",
+			         root, n_more(policy) > 0 ? ", the roots beside it" : "",
+			         policy_tmp(policy) != NULL ? "$TMPDIR (the rest of /tmp too)"
+			         : private_tmp(policy) ? "the private /tmp" : "/tmp (there is no temp area)",
+			         n_more(policy) > 0 ? "each root" : "it");
 	} else {
 		if (tmp_flags(b, policy, 0, out, &a, err, errlen) < 0)
 			goto done;
@@ -2117,7 +2250,7 @@ static int bwrap_confine(void *state, const char *const *argv, size_t argc,
 	/* The gate's launcher and the sockets it lets through must be seen
 	 * inside: the private /tmp hides what lies under the host's. */
 	if (gate != NULL && policy->mode == WARDEN_MODE_WORKSPACE_WRITE &&
-	    policy_tmp(policy) == NULL) {
+	    private_tmp(policy)) {
 		if (under_tmp(b->launcher)) {
 			add(&a, "--ro-bind"); add(&a, b->launcher); add(&a, b->launcher);
 		}
@@ -2168,6 +2301,9 @@ static int bwrap_confine(void *state, const char *const *argv, size_t argc,
 	      out->push_writable_root(out->sink, policy_tmp(policy)) < 0) ||
 	     (private_tmp(policy) && out->push_writable_root(out->sink, "/tmp") < 0)))
 		goto oom;
+	for (i = 0; policy->mode == WARDEN_MODE_WORKSPACE_WRITE && i < n_more(policy); i++)
+		if (out->push_writable_root(out->sink, policy->more_roots[i]) < 0)
+			goto oom;
 	if (run != NULL) {
 		/* Last: nothing fails after the files are made. */
 		if (run_make_pins(run, err, errlen) < 0)

@@ -84,6 +84,7 @@
 
 #include "runner.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -635,6 +636,88 @@ static int push_rw(int held, const char *path, struct warden_confine_out *out)
 	       out->push_arg(out->sink, path) < 0 ? -1 : 0;
 }
 
+/* The writable roots beside the workspace root (plugin.h, v1.3). */
+static size_t n_more(const struct warden_policy *policy)
+{
+	return WARDEN_POLICY_HAS(policy, n_more_roots) && policy->more_roots != NULL
+	       ? policy->n_more_roots : 0;
+}
+
+static int more_kind(const struct warden_policy *policy, size_t i)
+{
+	return policy->more_root_kinds != NULL ? policy->more_root_kinds[i]
+	                                       : WARDEN_ROOT_PLAIN;
+}
+
+/* Where git writes in its common directory when it commits, fetches or
+ * checks out from a worktree; hooks/, config and the rest stay
+ * read-only (nothing else of the directory is granted). */
+static const char *const git_writable[] = { "objects", "refs", "logs" };
+
+/* --rw for the directory name below dirfd (path: its path), opened
+ * without following a link: nothing when it is missing or no directory.
+ * -1 when out of memory. */
+static int push_rw_below(int dirfd, const char *path, const char *name,
+                         struct warden_confine_out *out)
+{
+	char sub[PATH_MAX];
+	struct stat st;
+	int fd = openat(dirfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), rc;
+
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) < 0 || !S_ISDIR(st.st_mode) ||
+	    (size_t)snprintf(sub, sizeof(sub), "%s/%s", path, name) >= sizeof(sub)) {
+		close(fd);
+		return 0;
+	}
+	rc = push_rw(fd, sub, out);
+	close(fd);
+	return rc;
+}
+
+/*
+ * A git common directory (WARDEN_ROOT_GIT_COMMON_DIR): Landlock cannot
+ * keep hooks/ and config read-only under a writable directory, so only
+ * what git writes is granted: objects/, refs/, logs/ and each
+ * worktrees/NAME/ (index, HEAD, its logs).  Inside worktrees/NAME/ the
+ * files commondir and config.worktree stay writable (named in detail by
+ * the caller).  -1 when out of memory or the root cannot be opened.
+ */
+static int push_git_dir(const struct warden_policy *policy, size_t i,
+                        struct warden_confine_out *out)
+{
+	const char *c = policy->more_roots[i];
+	char wt[PATH_MAX];
+	struct dirent *de;
+	size_t k;
+	int held = policy->more_root_fds != NULL ? policy->more_root_fds[i] : -1;
+	int fd = held >= 0 ? fcntl(held, F_DUPFD_CLOEXEC, 3)
+	                   : open(c, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int wfd, dfd, rc = 0;
+	DIR *d;
+
+	if (fd < 0)
+		return -1;
+	for (k = 0; rc == 0 && k < sizeof(git_writable) / sizeof(*git_writable); k++)
+		rc = push_rw_below(fd, c, git_writable[k], out);
+	wfd = rc == 0 ? openat(fd, "worktrees", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+	dfd = wfd >= 0 ? dup(wfd) : -1;
+	d = dfd >= 0 ? fdopendir(dfd) : NULL;
+	if (d == NULL && dfd >= 0)
+		close(dfd);
+	snprintf(wt, sizeof(wt), "%s/worktrees", c);
+	while (rc == 0 && d != NULL && (de = readdir(d)) != NULL)
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+			rc = push_rw_below(wfd, wt, de->d_name, out);
+	if (d != NULL)
+		closedir(d);
+	if (wfd >= 0)
+		close(wfd);
+	close(fd);
+	return rc;
+}
+
 /* The host's temp area (plugin.h, v1.2), or NULL. */
 static const char *tmp_of(const struct warden_policy *policy)
 {
@@ -650,7 +733,7 @@ static int landlock_confine(void *state, const char *const *argv, size_t argc,
 	struct landlock *l = state;
 	const char *root = policy->workspace_root;
 	char real_runner[PATH_MAX], fdbuf[16];
-	size_t i;
+	size_t i, git_dirs = 0;
 	int ws = policy->mode == WARDEN_MODE_WORKSPACE_WRITE;
 
 	if (policy->mode != WARDEN_MODE_READ_ONLY && !ws) {
@@ -684,6 +767,16 @@ static int landlock_confine(void *state, const char *const *argv, size_t argc,
 	}
 	if (check_read_only_paths(policy, root, err, errlen) < 0)
 		return -1;
+	for (i = 0; ws && i < n_more(policy); i++) {
+		if (inside(real_runner, policy->more_roots[i])) {
+			WARDEN_PLUGIN_ERR(err, errlen,
+			                  "landlock: %s lies inside the writable root %s: refused (set runner to an installed binary)",
+			                  l->runner, policy->more_roots[i]);
+			return -1;
+		}
+		if (check_read_only_paths(policy, policy->more_roots[i], err, errlen) < 0)
+			return -1;
+	}
 
 	if (network_facts(l, policy, out, err, errlen) < 0)
 		return -1;
@@ -716,6 +809,16 @@ static int landlock_confine(void *state, const char *const *argv, size_t argc,
 		goto oom;
 	if (ws && tmp_of(policy) != NULL && push_rw(policy->tmp_fd, policy->tmp_dir, out) < 0)
 		goto oom;
+	for (i = 0; ws && i < n_more(policy); i++) {
+		if (more_kind(policy, i) == WARDEN_ROOT_GIT_COMMON_DIR) {
+			if (push_git_dir(policy, i, out) < 0)
+				goto oom;
+			git_dirs++;
+		} else if (push_rw(policy->more_root_fds != NULL ? policy->more_root_fds[i] : -1,
+		                   policy->more_roots[i], out) < 0) {
+			goto oom;
+		}
+	}
 	if (out->push_arg(out->sink, "--") < 0)
 		goto oom;
 	for (i = 0; i < argc; i++)
@@ -726,6 +829,19 @@ static int landlock_confine(void *state, const char *const *argv, size_t argc,
 	if (ws && tmp_of(policy) != NULL &&
 	    out->push_writable_root(out->sink, tmp_of(policy)) < 0)
 		goto oom;
+	for (i = 0; ws && i < n_more(policy); i++)
+		if (out->push_writable_root(out->sink, policy->more_roots[i]) < 0)
+			goto oom;
+	if (ws && n_more(policy) > 0) {
+		size_t used = strlen(out->detail);
+
+		snprintf(out->detail + used, sizeof(out->detail) - used,
+		         "%s%s",
+		         used > 0 ? "; " : "",
+		         git_dirs > 0
+		         ? "roots beside the root: protected paths writable; in a git dir only objects, refs, logs, worktrees/* (their commondir too)"
+		         : "roots beside the root: protected paths writable");
+	}
 	if (tmp_of(policy) != NULL) {
 		/* The host's /tmp is read as it is and never written. */
 		if (WARDEN_CONFINE_OUT_HAS(out, tmp_held))

@@ -624,6 +624,34 @@ def socket_only(c, sid):
     c2.close()
 
 
+def roots(c, sid):
+    extra = os.path.join(T, "extra-" + MODE)
+    os.makedirs(extra, exist_ok=True)
+    os.chmod(extra, 0o755)
+    check(c.call("roots.add", {"dir": extra, "session": sid})["message"]
+          == "roots: added " + extra, "roots.add answers as the CLI prints")
+    lst = c.call("roots.list", {"session": sid})
+    check(lst["source"] == "session" and [r["path"] for r in lst["roots"]] == [extra],
+          "roots.list: the session's root", lst)
+    st = c.call("session.state", {"session": sid})
+    check(st["roots"]["source"] == "session"
+          and [r["path"] for r in st["roots"]["value"]] == [extra],
+          "session.state shows the session's roots", st.get("roots"))
+    r, out, err = c.run({"argv": ["sh", "-c", "echo r >" + extra + "/r"], "session": sid})
+    check(r.get("class") == "ok" and open(os.path.join(extra, "r")).read() == "r\n",
+          "a run writes in the added root, on the host", r)
+    expect_error(lambda: c.call("roots.add", {"dir": "relative", "session": sid}), -32602,
+                 "absolute", "roots.add of a relative dir: -32602")
+    expect_error(lambda: c.call("roots.add", {"dir": WS, "session": sid}), 64,
+                 "workspace root", "roots.add of the workspace root: the CLI's refusal")
+    check(c.call("roots.remove", {"dir": extra, "session": sid})["message"]
+          == "roots: removed " + extra, "roots.remove answers as the CLI prints")
+    os.unlink(os.path.join(extra, "r"))
+    r, out, err = c.run({"argv": ["sh", "-c", "echo r >" + extra + "/r"], "session": sid})
+    check(r.get("class") == "denied" and not os.path.exists(os.path.join(extra, "r")),
+          "after roots.remove the write is denied and nothing reaches the host", r)
+
+
 def main():
     if MODE == "socket":
         socket_dirs()
@@ -633,6 +661,7 @@ def main():
         sid = methods(c)
         runs(c, sid)
         network(c, sid)
+        roots(c, sid)
         approvals(c, sid)
         if MODE == "socket":
             socket_only(c, sid)
