@@ -48,9 +48,36 @@ struct plugin_report {
 	int network[2];             /* a restricted network's enforcement, 0
 	                               when the probe did not say (probe2) */
 	char network_detail[2][256];
+	int deny_read_held[2];      /* confine() hides the deny_read paths */
 };
 
 static const int probe_modes[2] = { WARDEN_MODE_READ_ONLY, WARDEN_MODE_WORKSPACE_WRITE };
+
+/* Whether the config's deny_read list has any pattern (the built-in list
+ * counts unless deny_read_defaults = false). */
+static int has_deny_list(const struct warden_config *config)
+{
+	return config->deny_read_defaults != 0 || config->n_deny_read > 0;
+}
+
+/* A backend that cannot hide the deny_read paths holds the mode only
+ * partly while the list has patterns: a run says so (sandbox.c), and so
+ * does its probe here. */
+static void deny_read_partial(struct warden_probe *p, int held)
+{
+	char was[sizeof(p->detail)];
+
+	if (!p->usable || held)
+		return;
+	p->enforcement = WARDEN_ENFORCEMENT_PARTIAL;
+	memcpy(was, p->detail, sizeof(was));
+	was[sizeof(was) - 1] = '\0';
+	if (strstr(was, "deny_read") != NULL)
+		return;
+	snprintf(p->detail, sizeof(p->detail),
+	         "deny_read is not held: the paths it lists stay readable%s%.180s",
+	         was[0] ? "; " : "", was);
+}
 
 static void inspect_child(const struct warden_config *config,
                           const struct warden_config_plugin *cfg, int fd)
@@ -83,6 +110,10 @@ static void inspect_child(const struct warden_config *config,
 				r.network[m] = warden_sandbox_probe_network(
 					svc, 0, probe_modes[m], r.network_detail[m],
 					sizeof(r.network_detail[m]));
+				r.deny_read_held[m] = warden_sandbox_probe_deny_read(
+					svc, 0, probe_modes[m]);
+				if (has_deny_list(config))
+					deny_read_partial(&r.probes[m], r.deny_read_held[m]);
 			}
 			r.probed = 1;
 		}
@@ -226,7 +257,7 @@ static json_t *probes_json(const struct plugin_report *r)
 		const struct warden_probe *p = &r->probes[m];
 
 		json_object_set_new(o, warden_mode_name(probe_modes[m]), json_pack(
-			"{s:b,s:o,s:b,s:o,s:o,s:o}", "usable", p->usable == 1,
+			"{s:b,s:o,s:b,s:o,s:o,s:o,s:b}", "usable", p->usable == 1,
 			"enforcement", p->usable ? json_string(warden_enforcement_name(p->enforcement))
 			                         : json_null(),
 			"privilege_dropped", p->usable && p->privilege_dropped,
@@ -234,7 +265,8 @@ static json_t *probes_json(const struct plugin_report *r)
 			"network", r->network[m] ? json_string(warden_enforcement_name(r->network[m]))
 			                         : json_null(),
 			"network_detail", r->network_detail[m][0]
-			                  ? warden_cli_json_string(r->network_detail[m]) : json_null()));
+			                  ? warden_cli_json_string(r->network_detail[m]) : json_null(),
+			"deny_read_held", p->usable && r->deny_read_held[m]));
 	}
 	return o;
 }

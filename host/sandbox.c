@@ -42,6 +42,8 @@ struct probe_cache {
 	 * network in this mode, 0 when the backend did not say. */
 	int network_enforcement;
 	char network_detail[256];
+	/* From probe2 (v1.3): 1 when confine() hides deny_read paths. */
+	int deny_read_held;
 };
 
 struct warden_sandbox {
@@ -646,6 +648,7 @@ static int call_probe(struct warden_loaded *b, int mode, struct warden_probe *go
 		snprintf(pc->network_detail, sizeof(pc->network_detail), "%s",
 		         p2.network_detail);
 	}
+	pc->deny_read_held = rc == 0 && p2.usable == 1 && p2.deny_read_held == 1;
 	return rc;
 }
 
@@ -820,6 +823,16 @@ int warden_sandbox_probe_network(struct warden_sandbox *svc, size_t i, int mode,
 	if (len > 0)
 		snprintf(detail, len, "%s", pc->network_detail);
 	return pc->network_enforcement;
+}
+
+int warden_sandbox_probe_deny_read(struct warden_sandbox *svc, size_t i, int mode)
+{
+	struct warden_probe p;
+
+	warden_sandbox_probe(svc, i, mode, &p);
+	if (!p.usable || i >= svc->n)
+		return 0;
+	return svc->cache[i * 2 + (size_t)(mode - 1)].deny_read_held;
 }
 
 void warden_policy_init(struct warden_policy *p)

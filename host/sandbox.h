@@ -177,6 +177,10 @@ const struct warden_loaded *warden_sandbox_backend(struct warden_sandbox *svc,
 void warden_sandbox_probe(struct warden_sandbox *svc, size_t i, int mode,
                           struct warden_probe *out);
 
+/* 1 when the same probe said confine() hides the deny_read paths in mode
+ * (probe2, ABI 1.3); 0 when it cannot, did not say or is unusable. */
+int warden_sandbox_probe_deny_read(struct warden_sandbox *svc, size_t i, int mode);
+
 /* What the same probe said of a restricted network (only a backend with
  * probe2, ABI 1.1, says it): enum warden_enforcement, or 0 when the
  * backend did not say or is unusable; detail (len bytes) what is partial.

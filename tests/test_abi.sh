@@ -73,13 +73,15 @@ ini inproc inproc
 
 "$WARDEN" --config "$dir/process.ini" plugins --json >"$dir/plugins.json" 2>"$dir/err" ||
 	fail "warden plugins: $(cat "$dir/err")"
-"$PY" - "$dir/plugins.json" <<'PY' && ok "both load as abi 1.0; robwrap probes full in read-only" || fail "warden plugins on the 1.0 plugins"
+"$PY" - "$dir/plugins.json" <<'PY' && ok "both load as abi 1.0; robwrap probes usable in read-only, partial for the deny_read list it cannot hide" || fail "warden plugins on the 1.0 plugins"
 import json, sys
 d = {p["instance"]: p for p in json.load(open(sys.argv[1]))["plugins"]}
 for n in ("robwrap", "allowtool"):
     assert d[n]["status"] == "loaded" and d[n]["abi"] == "1.0", d[n]
 ro = d["robwrap"]["probes"]["read-only"]
-assert ro["usable"] and ro["enforcement"] == "full" and ro["privilege_dropped"], ro
+assert ro["usable"] and ro["privilege_dropped"], ro
+assert ro["enforcement"] == "partial" and ro["deny_read_held"] is False, ro
+assert ro["detail"].startswith("deny_read is not held"), ro
 assert ro["network"] is None, ro
 PY
 
@@ -193,13 +195,16 @@ EOF
 chmod 600 "$dir/v11.ini"
 "$WARDEN" --config "$dir/v11.ini" plugins --json >"$dir/v11.json" 2>"$dir/err" ||
 	fail "warden plugins: $(cat "$dir/err")"
-"$PY" - "$dir/v11.json" <<'PY' && ok "probe2 is called (its network facts are shown); a short runner_rule_size is malformed" || fail "the 1.1 descriptor fields"
+"$PY" - "$dir/v11.json" <<'PY' && ok "probe2 is called (its network facts are shown, its silence on deny_read is partial); a short runner_rule_size is malformed" || fail "the 1.1 descriptor fields"
 import json, sys
 d = {p["instance"]: p for p in json.load(open(sys.argv[1]))["plugins"]}
 p2 = d["p2"]
 assert p2["status"] == "loaded" and p2["abi"] == "1.3", p2
 ro, ww = p2["probes"]["read-only"], p2["probes"]["workspace-write"]
-assert ro["usable"] and ro["enforcement"] == "full", ro
+# The built-in deny_read list is in force and probe2-only does not say
+# it hides it: partial, and the detail says what stays readable.
+assert ro["usable"] and ro["enforcement"] == "partial" and ro["deny_read_held"] is False, ro
+assert ro["detail"].startswith("deny_read is not held: the paths it lists stay readable"), ro
 assert ro["network"] == "partial" and ro["network_detail"] == "probe2-only lets loopback through", ro
 assert not ww["usable"] and ww["detail"] == "probe2-only confines read-only only" and ww["network"] is None, ww
 rs = d["rs"]

@@ -91,6 +91,9 @@ plugin_dir = $plugindir
 state_dir = $work/state
 workspace_root = $work/ws
 default_mode = read-only
+# robwrap binds / read-only and no more: it cannot hide deny_read paths,
+# and with a list its probe says partial.
+deny_read_defaults = false
 
 [backend robwrap]
 plugin = $work/robwrap.so

@@ -93,6 +93,7 @@
  *          n_deny_read (paths the command must not read), void_file,
  *          void_dir (what may be bound over them).
  *        warden_confine_out: deny_read_held.
+ *        warden_probe2: deny_read_held.
  *
  * Meeting an older host.  A plugin built against this header and loaded
  * by a 1.0 host is loaded (that host reads the 1.0 prefix of the
@@ -382,6 +383,9 @@ struct warden_probe2 {
 	 * said) counts as partial. */
 	int network_enforcement;
 	char network_detail[256]; /* what is partial about the network */
+	/* (1.3) 1: confine() in this mode hides every policy->deny_read path
+	 * (sets warden_confine_out.deny_read_held); 0 when it cannot. */
+	int deny_read_held;
 };
 
 /* Whether the host's struct warden_probe2 includes `field`. */

@@ -798,6 +798,8 @@ static int bwrap_probe2(void *state, int mode, struct warden_probe2 *out)
 	if (rc == 0 && p.usable && WARDEN_PROBE2_HAS(out, network_detail))
 		out->network_enforcement = restricted_facts(b, mode, out->network_detail,
 		                                            sizeof(out->network_detail));
+	if (rc == 0 && p.usable && WARDEN_PROBE2_HAS(out, deny_read_held))
+		out->deny_read_held = 1;
 	return rc;
 }
 
@@ -1231,6 +1233,8 @@ static int bwrap_facts(void *state, int mode, struct warden_probe2 *out)
 	if (WARDEN_PROBE2_HAS(out, network_detail))
 		out->network_enforcement = restricted_facts(b, mode, out->network_detail,
 		                                            sizeof(out->network_detail));
+	if (WARDEN_PROBE2_HAS(out, deny_read_held))
+		out->deny_read_held = 1;
 	return 0;
 }
 

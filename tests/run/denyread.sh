@@ -126,6 +126,30 @@ wr chk config check
 grep -q "deny_read = \*\*/.env: $T/ws/.env" "$T/out" &&
 	ok "config check names each match" || fail "config check text: $(cat "$T/out")"
 
+
+# warden plugins says what each backend holds of the list: bwrap hides it,
+# Landlock cannot, so its probe is partial while the list has patterns
+# and full in read-only once the list is empty.
+EXTRA='deny_read = **/.env'
+config plg read-only bwrap landlock
+wr plg plugins --json
+"$PY" - "$T/out" <<'PY' && ok "plugins: bwrap holds deny_read, Landlock is partial and says why" || fail "plugins: $(cat "$T/out")"
+import json, sys
+o = {p["instance"]: p for p in json.load(open(sys.argv[1]))["plugins"]}
+for m in ("read-only", "workspace-write"):
+    b, l = o["bwrap"]["probes"][m], o["landlock"]["probes"][m]
+    assert b["deny_read_held"] is True and b["enforcement"] == "full", b
+    assert l["deny_read_held"] is False and l["enforcement"] == "partial", l
+    assert l["detail"].startswith("deny_read is not held"), l
+PY
+EXTRA='deny_read_defaults = false'
+config plg0 read-only landlock
+wr plg0 plugins --json
+"$PY" - "$T/out" <<'PY' && ok "plugins: with no deny_read list, Landlock read-only is full again" || fail "plugins: $(cat "$T/out")"
+import json, sys
+l = json.load(open(sys.argv[1]))["plugins"][0]["probes"]["read-only"]
+assert l["enforcement"] == "full" and "deny_read" not in (l["detail"] or ""), l
+PY
 # Bad patterns: an error naming the line, and nothing runs.
 for bad in '~' '../x' 'a//b' '**x/y' '~other/x' '/'; do
 	EXTRA="deny_read = $bad"
