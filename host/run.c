@@ -515,7 +515,7 @@ static void describe_denial(struct warden_run_report *rep,
 	         !under(rep->denied_path, rep->tmp_dir) &&
 	         !under(rep->denied_path, rep->root))
 		snprintf(rep->denial, n,
-		         "a write to %.250s, outside the workspace root %.250s, was refused: /tmp is the host's and read-only inside; write temporary files in $TMPDIR (%.200s), which %s",
+		         "a write to %.250s, outside the workspace root %.250s, was refused: /tmp is the host's and read-only inside; write temporary files in $TMPDIR (%.200s), which %s; a directory the session needs to write: warden roots add DIR",
 		         rep->denied_path, rep->root, rep->tmp_dir,
 		         rep->session[0] ? "this session keeps across its runs"
 		                         : "lasts as long as this run (a session keeps one across its runs)");
