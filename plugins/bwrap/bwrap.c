@@ -4,7 +4,7 @@
  *
  * confine() wraps an exact argv as
  *
- *   LAUNCHER [--netguard netns|host] [--lock-fd N | --lock ROOT]
+ *   LAUNCHER [--netguard netns|host] [--lock-fd N | --lock ROOT]...
  *         [--unpin ROOT REL | --pin-text ROOT REL TEXT]...
  *         BWRAP --ro-bind / / --dev /dev --unshare-pid --unshare-ipc
  *         --proc /proc --remount-ro /proc --new-session --die-with-parent
@@ -1401,7 +1401,7 @@ static void plan_pins(const struct bwrap *b, const struct warden_policy *policy,
  * the commondir made here), removed by finish() when no other run holds
  * the lock.
  */
-#define MAX_LOCKS (1 + 64)
+#define MAX_LOCKS WARDEN_BWRAP_MAX_LOCKS
 
 struct run {
 	int locks[MAX_LOCKS];   /* one per writable root, -1 when none */
@@ -1908,12 +1908,6 @@ static int workspace_flags(struct bwrap *b, const struct warden_policy *policy,
 	              WARDEN_ROOT_PLAIN, out, a, pre, run, partial, sizeof(partial),
 	              &n_partial, err, errlen) < 0)
 		return -1;
-	if (n_more(policy) > 0 && b->use_launcher && run == NULL) {
-		WARDEN_PLUGIN_ERR(err, errlen,
-		                  "bwrap: %zu writable root%s beside the workspace root: the launcher of a printed argv holds the lock of one root only (warden run and warden serve confine them)",
-		                  n_more(policy), n_more(policy) == 1 ? "" : "s");
-		return -1;
-	}
 	for (i = 0; i < n_more(policy); i++) {
 		const char *more = policy->more_roots[i];
 
