@@ -14,6 +14,10 @@
  * danger-full-access is never confined: asking for it is an error, not an
  * unconfined argv.  No usable backend is SANDBOX_UNAVAILABLE (exit 69)
  * with each backend's reason.
+ * In workspace-write the writable roots beside the root are the session's
+ * (sandbox/roots) or the config's writable_roots with a worktree's common
+ * directory, as for `warden run` (roots.h); the printed argv binds them by
+ * path and its launcher locks each of them when it starts.
  *
  * The output is for a caller that spawns the argv itself: one element a
  * line (an argument holding a newline needs -0 or --json), NUL-terminated
@@ -34,8 +38,10 @@
 #include "denyread.h"
 #include "inputs.h"
 #include "policy.h"
+#include "roots.h"
 #include "sandbox.h"
 #include "scratch.h"
+#include "session.h"
 #include "vocab.h"
 #include "wconfig.h"
 
@@ -63,7 +69,8 @@ static void usage(FILE *f)
 	        "                   of a status pipe at descriptor N (> 2): the\n"
 	        "                   backend reports out of band whether exec happened\n"
 	        "  --json           one object: argv, backend, mode, enforcement,\n"
-	        "                   writable_roots, privilege_dropped, evidence,\n"
+	        "                   writable_roots, roots, roots_notes,\n"
+	        "                   privilege_dropped, evidence,\n"
 	        "                   denial_signatures, runner_failure_rules, ...\n"
 	        "  -0, --null       elements end with NUL instead of a newline\n"
 	        "  --help           this text\n"
@@ -116,6 +123,26 @@ static json_t *rules_json(const struct warden_confined *c)
 	return a;
 }
 
+/* The roots beside the workspace root, as `warden run` finds them: the
+ * session's list (its sandbox/roots) or the config's writable_roots, with
+ * a worktree's common directory (roots.h).  They name paths: the printed
+ * argv binds and locks them by path when it starts, like the root. */
+static int more_roots(const struct warden_config *cfg,
+                      const struct warden_resolved *res,
+                      struct warden_roots *roots, struct warden_error *err)
+{
+	struct warden_session *s = NULL;
+	int rc;
+
+	if (res->session_id[0] != '\0' &&
+	    (rc = warden_session_open(cfg, res->session_id, &s, err)) < 0)
+		return rc;
+	rc = warden_roots_resolve(cfg, s != NULL ? warden_session_knobs(s) : NULL,
+	                          res->root, roots, err);
+	warden_session_close(s);
+	return rc;
+}
+
 /* What deny_read hides, expanded now, and what is bound over it. */
 static int deny_read_policy(const struct warden_config *cfg,
                             const struct warden_resolved *res,
@@ -123,17 +150,22 @@ static int deny_read_policy(const struct warden_config *cfg,
                             char void_dir[PATH_MAX], struct warden_policy *pol,
                             struct warden_error *err)
 {
-	const char *roots[1] = { res->root };
+	const char *roots[1 + WARDEN_ROOTS_ALL];
 	const char *pattern, *match = NULL;
+	size_t n = 0, i;
 	int rc;
 
 	void_file[0] = void_dir[0] = '\0';
-	if ((rc = warden_deny_expand(cfg, roots, 1, deny, err)) < 0)
+	roots[n++] = res->root;
+	for (i = 0; i < pol->n_more_roots && n < sizeof(roots) / sizeof(*roots); i++)
+		roots[n++] = pol->more_roots[i];
+	if ((rc = warden_deny_expand(cfg, roots, n, deny, err)) < 0)
 		return rc;
-	if ((pattern = warden_deny_covers(deny, res->root, &match)) != NULL)
-		return warden_error_set(err, WARDEN_EREFUSED,
-		                        "confine: the workspace root %s lies in %s, which deny_read = %s keeps unread: choose another root, or take the pattern out of deny_read in %s",
-		                        res->root, match, pattern, cfg->file);
+	for (i = 0; i < n; i++)
+		if ((pattern = warden_deny_covers(deny, roots[i], &match)) != NULL)
+			return warden_error_set(err, WARDEN_EREFUSED,
+			                        "confine: the writable root %s lies in %s, which deny_read = %s keeps unread: choose another root, or take the pattern out of deny_read in %s",
+			                        roots[i], match, pattern, cfg->file);
 	if (deny->n > 0 && (rc = warden_scratch_voids(void_file, void_dir, err)) < 0)
 		return rc;
 	pol->deny_read = (const char *const *)deny->paths;
@@ -145,7 +177,7 @@ static int deny_read_policy(const struct warden_config *cfg,
 
 static int print_json(const struct warden_confined *c,
                       const struct warden_resolved *res, const char *tmp_dir,
-                      struct warden_error *err)
+                      const struct warden_roots *roots, struct warden_error *err)
 {
 	json_t *o = json_object();
 
@@ -160,6 +192,11 @@ static int print_json(const struct warden_confined *c,
 	json_object_set_new(o, "enforcement", json_string(warden_enforcement_name(c->enforcement)));
 	json_object_set_new(o, "detail", c->detail[0] ? warden_cli_json_string(c->detail) : json_null());
 	json_object_set_new(o, "writable_roots", strings_json(c->writable_roots, c->n_writable_roots));
+	/* The roots beside the root as `run --json` names them; empty
+	 * outside workspace-write, where none is granted. */
+	json_object_set_new(o, "roots", c->mode == WARDEN_SANDBOX_WORKSPACE_WRITE
+	                    ? warden_roots_json(roots) : json_array());
+	json_object_set_new(o, "roots_notes", warden_roots_notes_json(roots));
 	json_object_set_new(o, "tmp_dir", tmp_dir != NULL && c->tmp_held
 	                    ? warden_cli_json_string(tmp_dir) : json_null());
 	json_object_set_new(o, "privilege_dropped", json_boolean(c->privilege_dropped));
@@ -213,6 +250,7 @@ int warden_cmd_confine(struct warden_cli *cli, int argc, char **argv)
 	struct warden_policy pol;
 	struct warden_scratch scratch;
 	struct warden_deny deny;
+	struct warden_roots roots;
 	char void_file[PATH_MAX], void_dir[PATH_MAX];
 	const char *mode_arg = NULL, *root_arg = NULL, *backend = NULL, *net_arg = NULL;
 	const char *session = cli->session_id;
@@ -278,6 +316,7 @@ int warden_cmd_confine(struct warden_cli *cli, int argc, char **argv)
 
 	warden_scratch_init(&scratch);
 	warden_deny_init(&deny);
+	warden_roots_init(&roots);
 	if (warden_config_load(cli->config_path, &cfg, &err) < 0)
 		return warden_cli_fail(&err);
 	rc = warden_policy_resolve(cfg, session, mode, &res, &err);
@@ -321,6 +360,13 @@ int warden_cmd_confine(struct warden_cli *cli, int argc, char **argv)
 			pol.tmp_hide = scratch.parent;
 		}
 		if (rc == 0)
+			rc = more_roots(cfg, &res, &roots, &err);
+		if (rc == 0 && res.mode == WARDEN_SANDBOX_WORKSPACE_WRITE && roots.n > 0) {
+			pol.more_roots = (const char *const *)roots.path;
+			pol.more_root_kinds = roots.kind;
+			pol.n_more_roots = roots.n;
+		}
+		if (rc == 0)
 			rc = deny_read_policy(cfg, &res, &deny, void_file, void_dir,
 			                      &pol, &err);
 	}
@@ -335,7 +381,7 @@ int warden_cmd_confine(struct warden_cli *cli, int argc, char **argv)
 	}
 	if (rc == 0) {
 		if (json) {
-			rc = print_json(c, &res, pol.tmp_dir, &err);
+			rc = print_json(c, &res, pol.tmp_dir, &roots, &err);
 		} else {
 			for (i = 0; i < c->argc; i++) {
 				fputs(c->argv[i], stdout);
@@ -347,6 +393,7 @@ int warden_cmd_confine(struct warden_cli *cli, int argc, char **argv)
 	}
 	warden_confined_free(c);
 	warden_deny_free(&deny);
+	warden_roots_free(&roots);
 	warden_scratch_close(&scratch);
 	warden_sandbox_free(svc);
 	warden_inputs_free(inputs);

@@ -97,9 +97,12 @@ static char *line_with(const char *path, size_t n, const char *key,
 {
 	char *line = line_of(path, n), *out;
 	json_t *o = json_loads(line, 0, NULL);
+	json_t *v = json_loads(value_json, JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL);
 
+	/* A value that does not parse would leave the line as it was. */
 	assert_non_null(o);
-	json_object_set_new(o, key, json_loads(value_json, JSON_DECODE_ANY, NULL));
+	assert_non_null(v);
+	json_object_set_new(o, key, v);
 	out = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(o);
 	free(line);
@@ -1042,6 +1045,178 @@ static void test_network_is_rebuilt_by_replay_and_by_the_bounded_fold(void **sta
 	free(id);
 }
 
+/* ---- sandbox/roots ------------------------------------------------------- */
+
+static const char *const two_roots[] = { "/srv/warden-a", "/srv/warden-b/sub" };
+
+/* n events: a run, sandbox/mode read-only, sandbox/roots two_roots, runs. */
+static char *session_with_roots(struct sfix *f, int n)
+{
+	char *id = new_session(f);
+	struct warden_session *s = open_ok(f, id);
+	struct warden_error err;
+	int i, changed = -1;
+
+	for (i = 0; i < n; i++) {
+		if (i == 1) {
+			assert_int_equal(warden_session_set_mode(s, WARDEN_SANDBOX_READ_ONLY, NULL, &err), 0);
+		} else if (i == 2) {
+			assert_int_equal(warden_session_set_roots(s, two_roots, 2, &changed, &err), 0);
+			assert_int_equal(changed, 1);
+		} else {
+			append_run(s, i);
+		}
+	}
+	warden_session_close(s);
+	return id;
+}
+
+/* k holds exactly the n roots of want. */
+static void assert_roots(const struct warden_knobs *k, const char *const *want, size_t n)
+{
+	const char *got[WARDEN_ROOTS_MAX];
+	size_t i;
+
+	assert_int_equal(k->roots_set, 1);
+	assert_int_equal(k->n_roots, n);
+	assert_int_equal(warden_knobs_roots(k, got), n);
+	for (i = 0; i < n; i++)
+		assert_string_equal(got[i], want[i]);
+}
+
+static void test_roots_are_rebuilt_by_replay_and_by_the_bounded_fold(void **state)
+{
+	struct sfix *f = *state;
+	char *id = session_with_roots(f, 40), *line;
+	struct warden_session *s = open_ok(f, id);
+	struct warden_knobs k;
+	struct warden_error err;
+	int changed = -1;
+
+	/* The event as written: the whole list, and in the knobs. */
+	line = line_of(sfix_log_path(f, id), 4);
+	assert_non_null(strstr(line, "\"type\":\"sandbox/roots\",\"roots\":[\"/srv/warden-a\",\"/srv/warden-b/sub\"]"));
+	assert_non_null(strstr(line, "\"knobs\":{\"mode\":\"read-only\",\"roots\":[\"/srv/warden-a\",\"/srv/warden-b/sub\"]}"));
+	free(line);
+	/* Set once, early, before 37 runs: both reads still find it. */
+	assert_roots(warden_session_knobs(s), two_roots, 2);
+	assert_int_equal(warden_session_replay(s, NULL, NULL, &k, &err), 0);
+	assert_roots(&k, two_roots, 2);
+	/* The same list again writes nothing. */
+	assert_int_equal(warden_session_set_roots(s, two_roots, 2, &changed, &err), 0);
+	assert_int_equal(changed, 0);
+	assert_int_equal(sfix_count_lines(sfix_log_path(f, id)), 41);
+	/* An empty list is a list: set, with nothing in it (the config's
+	 * writable_roots no longer apply). */
+	assert_int_equal(warden_session_set_roots(s, NULL, 0, &changed, &err), 0);
+	assert_int_equal(changed, 1);
+	warden_session_close(s);
+	s = open_ok(f, id);
+	assert_roots(warden_session_knobs(s), NULL, 0);
+	assert_int_equal(warden_session_replay(s, NULL, NULL, &k, &err), 0);
+	assert_roots(&k, NULL, 0);
+	/* The last list wins, and the mode set before is kept. */
+	assert_int_equal(warden_session_set_roots(s, two_roots + 1, 1, &changed, &err), 0);
+	warden_session_close(s);
+	s = open_ok(f, id);
+	assert_roots(warden_session_knobs(s), two_roots + 1, 1);
+	assert_int_equal(warden_session_knobs(s)->mode, WARDEN_SANDBOX_READ_ONLY);
+	warden_session_close(s);
+	free(id);
+}
+
+static void test_a_session_without_roots_has_none_set(void **state)
+{
+	struct sfix *f = *state;
+	char *id = session_with_network(f, 4);
+	struct warden_session *s = open_ok(f, id);
+	struct warden_knobs k;
+	struct warden_error err;
+
+	/* A log from before sandbox/roots replays as before. */
+	assert_int_equal(warden_session_knobs(s)->roots_set, 0);
+	assert_int_equal(warden_session_replay(s, NULL, NULL, &k, &err), 0);
+	assert_int_equal(k.roots_set, 0);
+	assert_int_equal(k.n_roots, 0);
+	warden_session_close(s);
+	free(id);
+}
+
+static void test_set_roots_refuses_too_many_and_writes_nothing(void **state)
+{
+	struct sfix *f = *state;
+	char *id = new_session(f);
+	struct warden_session *s = open_ok(f, id);
+	const char *nine[WARDEN_ROOTS_MAX + 1];
+	struct warden_error err;
+	int changed = -1;
+	size_t i;
+
+	for (i = 0; i < WARDEN_ROOTS_MAX + 1; i++)
+		nine[i] = "/srv/warden-a";
+	assert_true(warden_session_set_roots(s, nine, WARDEN_ROOTS_MAX + 1, &changed, &err) < 0);
+	assert_non_null(strstr(err.msg, "warden roots remove DIR"));
+	assert_int_equal(sfix_count_lines(sfix_log_path(f, id)), 1);
+	warden_session_close(s);
+	free(id);
+}
+
+/* Damage to a sandbox/roots line (line 4 of session_with_roots). */
+static char long_roots[WARDEN_ROOTS_TEXT_MAX + 64];
+static char long_knobs[WARDEN_ROOTS_TEXT_MAX + 96];
+
+static const struct damage_case roots_damages[] = {
+	{ "roots wrong type", "roots", "\"/srv/warden-a\"", "sandbox/roots" },
+	{ "roots missing", "roots", "null", "sandbox/roots" },
+	{ "a root not a string", "roots", "[\"/srv/warden-a\",1]", "sandbox/roots" },
+	{ "a relative root", "roots", "[\"srv/warden-a\"]", "sandbox/roots" },
+	{ "a root with ..", "roots", "[\"/srv/../etc\"]", "sandbox/roots" },
+	{ "a root with //", "roots", "[\"/srv//warden-a\"]", "sandbox/roots" },
+	{ "a root with a trailing /", "roots", "[\"/srv/warden-a/\"]", "sandbox/roots" },
+	{ "an empty root", "roots", "[\"\"]", "sandbox/roots" },
+	{ "a root with a NUL", "roots", "[\"/srv/a\\u0000b\"]", "sandbox/roots" },
+	{ "more than the most roots", "roots",
+	  "[\"/a\",\"/b\",\"/c\",\"/d\",\"/e\",\"/f\",\"/g\",\"/h\",\"/i\"]", "sandbox/roots" },
+	{ "roots longer than the most bytes", "roots", long_roots, "sandbox/roots" },
+	{ "roots not in knobs", "knobs", "{\"mode\":\"read-only\"}", "knobs" },
+	{ "knobs with another list", "knobs",
+	  "{\"mode\":\"read-only\",\"roots\":[\"/srv/warden-a\"]}", "knobs" },
+	{ "knobs roots damaged", "knobs", long_knobs, "knobs" },
+};
+
+static void roots_damage_at(struct sfix *f, const struct damage_case *d, int events,
+                            int in_tail)
+{
+	char *id = session_with_roots(f, events), *text;
+
+	text = line_with(sfix_log_path(f, id), 4, d->key, d->value);
+	rewrite_line(sfix_log_path(f, id), 4, text);
+	free(text);
+	expect_damage(f, id, 4, d->why, in_tail);
+	free(id);
+}
+
+static void test_a_damaged_roots_event_is_an_error_and_resolves_nothing(void **state)
+{
+	struct sfix *f = *state;
+	size_t i, used;
+
+	/* Two roots of 4100 bytes each: more than WARDEN_ROOTS_TEXT_MAX. */
+	used = (size_t)snprintf(long_roots, sizeof(long_roots), "[");
+	for (i = 0; i < 2; i++) {
+		used += (size_t)snprintf(long_roots + used, sizeof(long_roots) - used, "%s\"/", i ? "," : "");
+		memset(long_roots + used, 'a' + (int)i, 4100);
+		used += 4100;
+		used += (size_t)snprintf(long_roots + used, sizeof(long_roots) - used, "\"");
+	}
+	snprintf(long_roots + used, sizeof(long_roots) - used, "]");
+	snprintf(long_knobs, sizeof(long_knobs), "{\"mode\":\"read-only\",\"roots\":%s}", long_roots);
+	for (i = 0; i < sizeof(roots_damages) / sizeof(roots_damages[0]); i++) {
+		roots_damage_at(f, &roots_damages[i], 5, 1);
+		roots_damage_at(f, &roots_damages[i], 30, 0);
+	}
+}
+
 static void test_damage_in_the_lines_read_is_an_error_naming_the_line(void **state)
 {
 	struct sfix *f = *state;
@@ -1199,6 +1374,10 @@ int main(void)
 		T(test_replay_visits_every_event_in_order),
 		T(test_a_damaged_network_event_is_an_error_and_resolves_nothing),
 		T(test_network_is_rebuilt_by_replay_and_by_the_bounded_fold),
+		T(test_roots_are_rebuilt_by_replay_and_by_the_bounded_fold),
+		T(test_a_session_without_roots_has_none_set),
+		T(test_set_roots_refuses_too_many_and_writes_nothing),
+		T(test_a_damaged_roots_event_is_an_error_and_resolves_nothing),
 #undef T
 	};
 

@@ -4,7 +4,7 @@
  *
  * confine() wraps an exact argv as
  *
- *   LAUNCHER [--netguard netns|host] [--lock-fd N | --lock ROOT]
+ *   LAUNCHER [--netguard netns|host] [--lock-fd N | --lock ROOT]...
  *         [--unpin ROOT REL | --pin-text ROOT REL TEXT]...
  *         BWRAP --ro-bind / / --dev /dev --unshare-pid --unshare-ipc
  *         --proc /proc --remount-ro /proc --new-session --die-with-parent
@@ -59,7 +59,11 @@
  *   - a component with a glob (the `*` of .git/modules/NAME/hooks) closes
  *     the directory it is matched in: that directory is bound read-only (no
  *     new entry can appear in it) and each existing matching directory is
- *     bound writable again, with the rest of the pattern pinned inside.
+ *     bound writable again, with the rest of the pattern pinned inside;
+ *     in a git directory's modules/ or worktrees/ only a git directory
+ *     (HEAD) is, a submodule's own modules/ pinned too (nested
+ *     submodules), and anything else there (the `lib` of a submodule
+ *     named lib/foo) stays read-only as a whole (git_list_entry()).
  * A symbolic link on the way cannot be pinned (a mount follows it): a
  * protected path behind one makes the confinement `partial`, naming it; a
  * read-only path of the policy behind one makes confine() fail.  The walk
@@ -1060,6 +1064,59 @@ static void symlink_on_way(struct plan *p, const struct target *t,
 		         t->what, rel);
 }
 
+/* Is rel a git directory's list of git directories: its last component
+ * `modules` (submodules) or `worktrees`? */
+static int git_dir_list(const char *rel)
+{
+	const char *last = strrchr(rel, '/');
+
+	last = last != NULL ? last + 1 : rel;
+	return strcmp(last, "modules") == 0 || strcmp(last, "worktrees") == 0;
+}
+
+/*
+ * A directory a glob matched in a git directory's modules/ or worktrees/
+ * (child, open as fd).  A git directory there (it holds HEAD) stays
+ * writable for git, but for the rest of the pattern and, below modules/,
+ * for its own modules/ (a nested submodule's git directories, with their
+ * hooks and config at any depth): bound read-only, or pinned when
+ * missing.  Anything else there is no git directory but the way to one
+ * deeper (a submodule named lib/foo keeps its git directory in
+ * modules/lib/foo), which the pattern's one component does not reach:
+ * bound read-only as a whole.  1 when it is to be walked on.
+ */
+static int git_list_entry(struct plan *p, const struct target *t, const char *rel,
+                          const char *child, int fd)
+{
+	char nested[PATH_MAX];
+	struct stat st;
+	struct seen e;
+	const char *last = strrchr(rel, '/');
+
+	if (fstatat(fd, "HEAD", &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode)) {
+		mark(p, child, K_RO, fd, t->strict);
+		return 0;
+	}
+	last = last != NULL ? last + 1 : rel;
+	if (strcmp(last, "modules") != 0)
+		return 1;
+	if (join(nested, sizeof(nested), child, "modules") < 0) {
+		refuse(p, "bwrap: %.200s: a path in the root is too long", t->what);
+		return 0;
+	}
+	if (look(p, fd, "modules", nested, &e) < 0)
+		return 0;
+	if (e.fd < 0 && e.err == ENOENT)
+		mark(p, nested, K_PIN_DIR, -1, t->strict);
+	else if (e.fd < 0)
+		refuse(p, "bwrap: %.200s: %.200s: %s", t->what, nested, strerror(e.err));
+	else if (S_ISLNK(e.mode))
+		symlink_on_way(p, t, nested);
+	else
+		mark(p, nested, K_RO, e.fd, t->strict);
+	return 1;
+}
+
 /* Pins t->comp[i..] below the directory dirfd, which is rel. */
 static void walk(struct plan *p, const struct target *t, int dirfd,
                  const char *rel, size_t i)
@@ -1103,6 +1160,9 @@ static void walk(struct plan *p, const struct target *t, int dirfd,
 			}
 			if (S_ISDIR(e.mode) && !t->strict && empty_dir(p, child, e.fd)) {
 				mark(p, child, K_RO, e.fd, t->strict);
+			} else if (S_ISDIR(e.mode) && !t->strict && git_dir_list(rel) &&
+			           !git_list_entry(p, t, rel, child, e.fd)) {
+				continue;
 			} else if (S_ISDIR(e.mode)) {
 				mark(p, child, K_ANCHOR, e.fd, t->strict);
 				walk(p, t, e.fd, child, i + 1);
@@ -1405,7 +1465,7 @@ static void plan_pins(const struct bwrap *b, const struct warden_policy *policy,
  * the commondir made here), removed by finish() when no other run holds
  * the lock.
  */
-#define MAX_LOCKS (1 + 64)
+#define MAX_LOCKS WARDEN_BWRAP_MAX_LOCKS
 
 struct run {
 	int locks[MAX_LOCKS];   /* one per writable root, -1 when none */
@@ -1912,12 +1972,6 @@ static int workspace_flags(struct bwrap *b, const struct warden_policy *policy,
 	              WARDEN_ROOT_PLAIN, out, a, pre, run, partial, sizeof(partial),
 	              &n_partial, err, errlen) < 0)
 		return -1;
-	if (n_more(policy) > 0 && b->use_launcher && run == NULL) {
-		WARDEN_PLUGIN_ERR(err, errlen,
-		                  "bwrap: %zu writable root%s beside the workspace root: the launcher of a printed argv holds the lock of one root only (warden run and warden serve confine them)",
-		                  n_more(policy), n_more(policy) == 1 ? "" : "s");
-		return -1;
-	}
 	for (i = 0; i < n_more(policy); i++) {
 		const char *more = policy->more_roots[i];
 

@@ -30,6 +30,9 @@
  * run without the lock).  0, or -1 with errno.
  */
 #define WARDEN_BWRAP_LOCK_WAIT_MS 5000
+/* At most this many roots' locks in one run (the workspace root and the
+ * roots beside it): the launcher's --lock/--lock-fd and the host's run. */
+#define WARDEN_BWRAP_MAX_LOCKS (1 + 64)
 
 #include <errno.h>
 #include <stddef.h>

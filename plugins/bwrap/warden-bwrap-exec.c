@@ -2,7 +2,7 @@
  * warden-bwrap-exec — start bubblewrap with the dynamic loader's variables
  * moved out of its environment and into its command's.
  *
- *   warden-bwrap-exec [--netguard netns|host] [--lock-fd N | --lock ROOT]
+ *   warden-bwrap-exec [--netguard netns|host] [--lock-fd N | --lock ROOT]...
  *                     [--unpin ROOT REL | --pin-text ROOT REL TEXT]... BWRAP [ARG]...
  *
  * bwrap is a dynamic program and, run by root, not a set-uid one: the
@@ -71,11 +71,13 @@
  * Runs that overlap on one root (launcher.h).  --lock-fd N: a directory
  * descriptor of the root on which the backend took a shared flock before
  * it looked at the protected paths; --lock ROOT: this launcher takes it
- * itself, first.  Either way this process stays bwrap's parent and holds
- * the lock until bwrap has ended (the descriptor is close-on-exec: bwrap
- * and the command never have it), then removes the pins only if it can
- * turn the lock exclusive at once; another run that holds the lock may
- * bind them, and then they stay, empty (or holding ".").
+ * itself, first.  One of them for each writable root (the workspace root
+ * and the roots beside it, at most MAX_LOCKS).  Either way this process
+ * stays bwrap's parent and holds every lock until bwrap has ended (the
+ * descriptors are close-on-exec: bwrap and the command never have them),
+ * then removes the pins only if it can turn each lock exclusive at once;
+ * another run that holds a lock may bind them, and then they stay, empty
+ * (or holding ".").
  *
  * Network.  --netguard (first, when given) holds a restricted network
  * (DESIGN §2 "Network knob"): the launcher builds the network guard
@@ -134,6 +136,8 @@
 #include "launcher.h"
 #include "netguard.h"
 #include "unixgate.h"
+
+#define MAX_LOCKS WARDEN_BWRAP_MAX_LOCKS
 
 #ifndef __NR_close_range
 #define __NR_close_range 436
@@ -421,7 +425,7 @@ static int end_sandbox(const pid_t *before, size_t n_before)
  * as it ended. */
 __attribute__((noreturn))
 static void supervise(char **args, char **env, const struct warden_bwrap_pin *u,
-                      size_t n_u, int lock)
+                      size_t n_u, int *locks, size_t n_locks)
 {
 	struct sigaction sa;
 	struct rlimit no_core = { 0, 0 };
@@ -461,13 +465,18 @@ static void supervise(char **args, char **env, const struct warden_bwrap_pin *u,
 		fatal("exec", "%s: %s", args[0], strerror(errno));
 	}
 	child_pid = pid;
-	/* Only bwrap needs the descriptors its options name; the lock on the
-	 * root stays held here until the end. */
-	if (lock >= 3) {
-		close_from(3, (unsigned)lock - 1);
-		close_from((unsigned)lock + 1, ~0U);
-	} else {
-		close_from(3, ~0U);
+	/* Only bwrap needs the descriptors its options name; the locks on
+	 * the roots stay held here until the end (sorted in main). */
+	{
+		unsigned lo = 3;
+
+		for (i = 0; i < n_locks; i++) {
+			if (locks[i] < (int)lo)
+				continue;
+			close_from(lo, (unsigned)locks[i] - 1);
+			lo = (unsigned)locks[i] + 1;
+		}
+		close_from(lo, ~0U);
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	while (waitpid(pid, &status, 0) < 0)
@@ -481,9 +490,11 @@ static void supervise(char **args, char **env, const struct warden_bwrap_pin *u,
 	 * stay. */
 	ended = ended && end_sandbox(before, n_before) == 0;
 	free(before);
-	/* Another run on the root that holds its lock may bind what we
+	/* Another run on a root that holds its lock may bind what we
 	 * pinned: then the pins stay (launcher.h). */
-	if (ended && (lock < 0 || flock(lock, LOCK_EX | LOCK_NB) == 0))
+	for (i = 0; ended && i < n_locks; i++)
+		ended = flock(locks[i], LOCK_EX | LOCK_NB) == 0;
+	if (ended)
 		for (i = 0; i < n_u; i++)
 			warden_bwrap_pin_remove(&u[i]);
 	if (WIFEXITED(status))
@@ -635,8 +646,9 @@ int main(int argc, char **argv)
 	size_t n_u = 0, n_missing = 0;
 	struct warden_bwrap_pin *u;
 	char **args, **env, seccomp_arg[16];
-	int *keep, *nulls, b0 = 1, guard, shift, lock = -1;
-	const char *lock_root = NULL;
+	int *keep, *nulls, b0 = 1, guard, shift, locks[MAX_LOCKS];
+	const char *lock_roots[MAX_LOCKS];
+	size_t n_locks = 0, n_lock_roots = 0;
 	unsigned lo = 3;
 
 	/* Die with the spawner: kept across the exec of bwrap. */
@@ -672,17 +684,22 @@ int main(int argc, char **argv)
 		int by_path = strcmp(argv[b0], "--lock") == 0;
 
 		if (by_path || strcmp(argv[b0], "--lock-fd") == 0) {
-			if (b0 + 1 >= argc || lock >= 0 || lock_root != NULL)
-				fatal("arguments", "%s takes one argument and comes once", argv[b0]);
+			if (b0 + 1 >= argc)
+				fatal("arguments", "%s takes one argument", argv[b0]);
+			if (n_locks + n_lock_roots >= MAX_LOCKS)
+				fatal("arguments", "more than %d --lock and --lock-fd: one per writable root",
+				      MAX_LOCKS);
 			if (by_path) {
 				if (argv[b0 + 1][0] != '/')
 					fatal("arguments", "--lock '%s': want an absolute root", argv[b0 + 1]);
-				lock_root = argv[b0 + 1];
+				lock_roots[n_lock_roots++] = argv[b0 + 1];
 			} else {
-				lock = fd_arg(argv[b0 + 1]);
+				int lock = fd_arg(argv[b0 + 1]);
+
 				if (lock < 3 || fcntl(lock, F_SETFD, FD_CLOEXEC) < 0)
 					fatal("arguments", "--lock-fd '%s': not an open descriptor above 2",
 					      argv[b0 + 1]);
+				locks[n_locks++] = lock;
 			}
 			b0 += 2;
 			continue;
@@ -710,8 +727,8 @@ int main(int argc, char **argv)
 	if (keep == NULL || nulls == NULL)
 		fatal("arguments", "out of memory");
 	scan(argc, argv, b0 + 1, keep, &n_keep, nulls, &n_nulls);
-	if (lock >= 0)
-		keep[n_keep++] = lock;  /* ours: close-on-exec, bwrap never has it */
+	for (i = 0; i < n_locks; i++)
+		keep[n_keep++] = locks[i];  /* ours: close-on-exec, bwrap never has them */
 	qsort(keep, n_keep, sizeof(*keep), cmp_int);
 	for (i = 0; i < n_keep; i++) {
 		if (keep[i] < (int)lo)
@@ -769,11 +786,14 @@ int main(int argc, char **argv)
 	args[k] = NULL;
 	env[e] = NULL;
 	/* Held before anything is looked at or made (launcher.h). */
-	if (lock_root != NULL) {
-		lock = open(lock_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	for (i = 0; i < n_lock_roots; i++) {
+		int lock = open(lock_roots[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
 		if (lock < 0 || warden_bwrap_lock_shared(lock) < 0)
-			fatal("--lock", "%s: %s", lock_root, strerror(errno));
+			fatal("--lock", "%s: %s", lock_roots[i], strerror(errno));
+		locks[n_locks++] = lock;
 	}
+	qsort(locks, n_locks, sizeof(*locks), cmp_int);
 	/* Only what is missing now is bwrap's (or ours) to create and ours
 	 * to remove. */
 	for (i = 0; i < n_u; i++) {
@@ -784,8 +804,8 @@ int main(int argc, char **argv)
 		u[n_missing++] = u[i];
 	}
 	/* With a lock, this process holds it for the whole run. */
-	if (n_missing > 0 || lock >= 0)
-		supervise(args, env, u, n_missing, lock);
+	if (n_missing > 0 || n_locks > 0)
+		supervise(args, env, u, n_missing, locks, n_locks);
 	execve(args[0], args, env);
 	fatal("exec", "%s: %s", args[0], strerror(errno));
 }

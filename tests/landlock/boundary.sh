@@ -8,16 +8,18 @@
 # caller (nobody, through setpriv) gets its namespaces from a user
 # namespace; the runner's fallback without namespaces (what a caller
 # without root or user namespaces gets) is reached by nesting: a confined
-# process holds no capability and may not make a user namespace.
+# process holds no capability and may not make a user namespace.  With a
+# second writable root and a worktree as the root, no route reaches the
+# common directory's hooks or config.
+if [ "$(id -u)" -ne 0 ]; then
+	echo "SKIP: needs root (as CI runs it): the runner makes its namespaces"
+	echo "directly only with root's privilege; its unprivileged part needs setpriv from root"
+	exit 77
+fi
 . "$top_srcdir/tests/run/lib.sh"
 
 ACT=$top_builddir/tests/landlock/ll-act
 [ -x "$ACT" ] || { echo "FAIL: $ACT was not built"; exit 1; }
-if [ "$(id -u)" -ne 0 ]; then
-	echo "FAIL: must run as root (as CI does): the runner makes its namespaces"
-	echo "directly only with root's privilege"
-	exit 1
-fi
 
 # gone_within SECONDS PATTERN: waits until no process's command line
 # holds PATTERN, for at most SECONDS.
@@ -333,5 +335,51 @@ wr ll-ww run -- "$ACT" chattr "$O"
 grep -q 'chattr: ok' "$T/out" && fail "ll-ww: FS_IOC_SETFLAGS on an outside file succeeded" ||
 	ok "ll-ww: inode flags (an ioctl) stay refused even so"
 chmod 644 "$O" 2>/dev/null; chown 0:0 "$O" 2>/dev/null
+
+echo "---- a second root and a worktree root: the common directory's hooks and config"
+# The root a worktree of $T/main, $T/second beside it: of the common
+# directory Landlock grants objects, refs, logs and worktrees/* only, so
+# every route to its hooks and config stays refused in workspace-write
+# (read-only grants it nothing: the matrix checks that), and inode flags
+# and the generation of its files cannot change (an ioctl).
+GIT="git -c user.email=t@example.org -c user.name=t -c init.defaultBranch=main"
+rm -rf "$T/ws"
+mkdir -p "$T/second"
+$GIT init -q "$T/main" && $GIT -C "$T/main" commit -q --allow-empty -m init &&
+	$GIT -C "$T/main" worktree add -q "$T/ws" 2>/dev/null || fail "git: the worktree"
+EXTRA="writable_roots = $T/second" config ll-ww2 workspace-write landlock
+mainstate() {
+	(cd "$T/main" && find .git -path .git/objects -prune -o -path .git/logs -prune -o \
+		-path .git/refs -prune -o -path .git/worktrees -prune -o -printf '%p %y %m %s\n' | sort
+	 cat .git/config; ls -A .git/hooks; "$ACT" getversion .git/config; lsattr -d .git/config 2>&1 | cut -d' ' -f1) 2>&1
+}
+before=$(mainstate)
+for c in ll-ww2; do
+	for route in \
+		"echo $MARK >> .git/config; echo $MARK > .git/hooks/post-checkout; chmod +x .git/hooks/post-checkout" \
+		"mv .git .git-aside; mkdir -p .git/hooks; echo $MARK > .git/hooks/post-checkout; echo $MARK > .git/config" \
+		"mv .git/hooks .git/h; mkdir .git/hooks; echo $MARK > .git/hooks/post-checkout" \
+		"rm -rf .git/hooks; mkdir .git/hooks; echo $MARK > .git/hooks/post-checkout" \
+		"rm -f .git/config; echo $MARK > .git/config; echo . > .git/commondir" \
+		"mkdir -p .git/modules/x/hooks; echo $MARK > .git/modules/x/hooks/post-checkout" \
+		"ln -s $T/main/.git/hooks $T/second/h; echo $MARK > $T/second/h/post-checkout; ln $T/main/.git/config $T/second/c; echo $MARK >> $T/second/c" \
+		"cd $T/ws && git config core.hooksPath $T/second && git -C $T/main config core.hooksPath $T/second" \
+		"$ACT chattr .git/config; $ACT setversion .git/config"; do
+		wr $c run --json -c "cd '$T/main' || exit 99; $route; true"
+		if [ -n "$(grep -rlF "$MARK" "$T/main" 2>/dev/null)" ] || [ "$(mainstate)" != "$before" ] ||
+		   [ -e "$T/main/.git-aside" ]; then
+			fail "$c: '$route': the common directory changed"
+			printf '%s\n' "$before" >"$T/before"; mainstate | diff "$T/before" -
+		else
+			ok "$c: '$route': refused, the common directory unchanged"
+		fi
+		rm -f "$T/second/h" "$T/second/c"
+	done
+done
+wr ll-ww2 run --json -c "$GIT add -A && $GIT commit -q --allow-empty -m ll && echo s > '$T/second/s'"
+[ "$rc" = 0 ] && [ "$(git -C "$T/ws" log --format=%s -1)" = ll ] && [ "$(cat "$T/second/s")" = s ] &&
+	ok "ll-ww2: git commit in the worktree and a write in the second root" ||
+	fail "ll-ww2: commit or second root: exit $rc: $(cat "$T/err")"
+[ "$(mainstate)" = "$before" ] || fail "ll-ww2: the commit changed the common directory's protected paths"
 
 finish

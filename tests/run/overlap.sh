@@ -16,7 +16,9 @@
 # (the test tells B when A has ended: a file in the root, made once
 # `warden run` A has exited, so after A's cleanup).  Nothing may be
 # planted, on the host, afterwards.  B is started both by `warden run` and
-# from the argv `warden confine` prints.
+# from the argv `warden confine` prints.  The same for a git repository
+# that is a writable root beside the root (writable_roots): each run holds
+# a lock on every root, and A leaves its pins there to B too.
 . "${top_srcdir:?run by make check}/tests/run/lib.sh"
 
 EVIL='#!/bin/sh
@@ -51,16 +53,27 @@ while [ ! -e a-ended ] && [ $i -lt 300 ]; do i=$((i + 1)); try; done
 for j in $(seq 20); do i=$((i + 1)); try; done
 exit 0'
 
-for kind in git nohooks plain; do
+for kind in git nohooks plain second; do
 	for how in run confine; do
 		w="$kind root, B by $how"
 		R=$T/r-$kind-$how
-		pin=$(make_root "$kind" "$R")
-		head0=$(cat "$R/.git/HEAD" 2>/dev/null)
-		cfg0=$(cat "$R/.git/config" 2>/dev/null)
+		more=
+		if [ "$kind" = second ]; then
+			# The root is a plain directory; the repository attacked is
+			# the root beside it, D.
+			mkdir -p "$R"
+			D=$T/s-$how
+			pin=$(make_root git "$D")
+			more="writable_roots = $D"
+		else
+			pin=$(make_root "$kind" "$R")
+			D=$R
+		fi
+		head0=$(cat "$D/.git/HEAD" 2>/dev/null)
+		cfg0=$(cat "$D/.git/config" 2>/dev/null)
 		{
-			printf '[warden]\ndefault_mode = workspace-write\nstate_dir = %s\nworkspace_root = %s\n' \
-				"$T/state" "$R"
+			printf '[warden]\ndefault_mode = workspace-write\nstate_dir = %s\nworkspace_root = %s\n%s\n' \
+				"$T/state" "$R" "$more"
 			printf '[backend bwrap]\nplugin = %s\nlauncher = %s\n' "$BWRAP_SO" \
 				"$top_builddir/plugins/bwrap/warden-bwrap-exec"
 		} >"$T/o.ini"
@@ -70,19 +83,19 @@ for kind in git nohooks plain; do
 		while [ ! -e "$pin" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 		[ -e "$pin" ] || fail "$w: run A made no pin at $pin"
 		if [ "$how" = run ]; then
-			(cd "$R" && EVIL=$EVIL "$WARDEN" --config "$T/o.ini" run -- /bin/sh -c "$ATTACK") \
+			(cd "$R" && EVIL=$EVIL "$WARDEN" --config "$T/o.ini" run -- /bin/sh -c "cd '$D' || exit 1; $ATTACK") \
 				>"$T/b.out" 2>&1 </dev/null &
 		else
-			(cd "$R" && "$WARDEN" --config "$T/o.ini" confine -0 -- /bin/sh -c "$ATTACK") >"$T/argv" &&
+			(cd "$R" && "$WARDEN" --config "$T/o.ini" confine -0 -- /bin/sh -c "cd '$D' || exit 1; $ATTACK") >"$T/argv" &&
 				(cd "$R" && EVIL=$EVIL xargs -0 sh -c 'exec "$@"' sh <"$T/argv") >"$T/b.out" 2>&1 </dev/null &
 		fi
 		bpid=$!
 		wait $apid
-		: >"$R/a-ended"
+		: >"$D/a-ended"
 		wait $bpid
 		# The premise: A ended while B ran (B saw a-ended, made after A's end).
 		grep -q "^saw A end" "$T/b.out" || fail "$w: premise: run B did not see run A end"
-		rm -f "$R/a-ended"
+		rm -f "$D/a-ended"
 		if grep -q planted "$T/b.out"; then
 			fail "$w: B planted: $(grep planted "$T/b.out" | head -n 3 | tr '\n' ' ')"
 		else
@@ -92,26 +105,26 @@ for kind in git nohooks plain; do
 			fail "$w: B's first write to .git/config was not refused: $(head -n 3 "$T/b.out")"
 		# The host, afterwards.
 		cd_ok=yes
-		if [ -e "$R/.git/commondir" ] && [ "$(cat "$R/.git/commondir")" != . ]; then
-			fail "$w: the host's .git/commondir holds '$(cat "$R/.git/commondir")'"
+		if [ -e "$D/.git/commondir" ] && [ "$(cat "$D/.git/commondir")" != . ]; then
+			fail "$w: the host's .git/commondir holds '$(cat "$D/.git/commondir")'"
 			cd_ok=no
 		fi
-		if [ -e "$R/.git/hooks/pre-commit" ]; then
+		if [ -e "$D/.git/hooks/pre-commit" ]; then
 			fail "$w: a hook was planted on the host"
 			cd_ok=no
 		fi
-		if [ "$(cat "$R/.git/config" 2>/dev/null)" != "$cfg0" ] ||
-		   [ "$(cat "$R/.git/HEAD" 2>/dev/null)" != "$head0" ]; then
+		if [ "$(cat "$D/.git/config" 2>/dev/null)" != "$cfg0" ] ||
+		   [ "$(cat "$D/.git/HEAD" 2>/dev/null)" != "$head0" ]; then
 			fail "$w: the host's .git/config or HEAD changed"
 			cd_ok=no
 		fi
 		[ "$cd_ok" = yes ] && ok "$w: the host's .git is as it was (or holds only empty pins)"
 		# What is left of pins is empty and harmless; git still works.
 		if [ "$kind" != plain ]; then
-			if (cd "$R" && git status --porcelain >/dev/null 2>&1); then
+			if (cd "$D" && git status --porcelain >/dev/null 2>&1); then
 				ok "$w: git still works in the root"
 			else
-				fail "$w: git fails in the root: $(cd "$R" && git status 2>&1 | head -n 1)"
+				fail "$w: git fails in the root: $(cd "$D" && git status 2>&1 | head -n 1)"
 			fi
 		fi
 	done

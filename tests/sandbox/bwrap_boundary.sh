@@ -13,7 +13,15 @@
 #     a direct write, renaming or deleting an ancestor, deleting and
 #     recreating the path, creating it where the root has no .git; the
 #     host's .git is then compared with what it was, no planted file
-#     exists anywhere in the root, and git add / commit still work.
+#     exists anywhere in the root, and git add / commit still work;
+#     the same routes in a second writable root (writable_roots) and in
+#     the main repository's git directory when the root is a worktree,
+#     whose .git file and commondir hold too, and git commit there.
+if [ "$(id -u)" -ne 0 ]; then
+	echo "SKIP: needs root (as CI runs it): chown, the IPC of a root caller and"
+	echo "the launcher's descriptors are checked for a root caller"
+	exit 77
+fi
 . "$top_srcdir/tests/run/lib.sh"
 
 LAUNCHER=$top_builddir/plugins/bwrap/warden-bwrap-exec
@@ -254,7 +262,7 @@ protected_state() {
 
 # planted: every file in the root that holds the mark.
 planted() {
-	grep -rlF "$MARK" "$WS" 2>/dev/null
+	grep -rlF "$MARK" "$WS" "$T/ws" 2>/dev/null | sort -u
 }
 
 # route C NAME SCRIPT: run SCRIPT (sh) in the root under config C, then
@@ -263,7 +271,8 @@ planted() {
 route() {
 	c=$1 what=$2
 	before=$(protected_state)
-	wr $c run -c "$3"
+	wr $c run -c "cd '$WS' || exit 99
+		$3"
 	after=$(protected_state)
 	p=$(planted)
 	if [ -n "$p" ]; then
@@ -282,8 +291,9 @@ route() {
 }
 
 hook=post-checkout
-for c in bw-ww bw-ro; do
-	fresh_repo
+# routes C: every route to a protected path of the repository in $WS.
+routes() {
+	c=$1
 	route $c "direct writes" "
 		echo $MARK >> .git/config
 		git config core.hooksPath /tmp/$MARK
@@ -326,6 +336,10 @@ for c in bw-ww bw-ro; do
 		echo $MARK > .git/modules/new/config
 		mkdir -p .git/worktrees/w; echo $MARK > .git/worktrees/w/config.worktree
 		true"
+}
+for c in bw-ww bw-ro; do
+	fresh_repo
+	routes $c
 	# rm -rf .git takes the repository's own data with it (that is
 	# writable); only what the protected paths are must survive.
 	before=$(cd "$WS" && cat .git/config .git/modules/sub/config; ls -A .git/hooks .git/modules/sub/hooks)
@@ -347,6 +361,95 @@ for c in bw-ww bw-ro; do
 		ok "$c: no .git: none made, nothing planted, no pin left behind"
 	fi
 done
+
+echo "---- the same routes in a second root and in a worktree's common directory"
+# A second root beside the root: its protected paths hold as the root's.
+mkdir -p "$T/ws"
+EXTRA="writable_roots = $T/second" config bw-ww2 workspace-write bwrap
+WS=$T/second
+fresh_repo
+routes bw-ww2
+wr bw-ww2 run -c "cd '$WS' && echo b >> f && git add f && git commit -q -m two"
+[ "$rc" = 0 ] && [ "$(git -C "$WS" log --format=%s -1)" = two ] &&
+	ok "bw-ww2: git commit in the second root" || fail "bw-ww2: git commit in the second root: $(cat "$T/err")"
+# The root a worktree of $T/main (with a submodule): the main repository's
+# git directory is granted, its protected paths held there (no .git/
+# prefix); the routes run in the main repository, whose tree is not a root.
+WS=$T/main
+fresh_repo
+rm -rf "$T/ws"
+git -C "$WS" worktree add -q "$T/ws" 2>/dev/null || fail "git worktree add"
+cp "$T/ws/.git" "$T/dotgit.before"
+# (read-only grants the common directory nothing: the matrix checks it.)
+routes bw-ww
+wr bw-ww run --json -c 'echo w > w && git add w && git commit -q -m wt && git log --format=%s -1'
+[ "$rc" = 0 ] && [ "$(git -C "$T/ws" log --format=%s -1)" = wt ] && [ -z "$(git -C "$T/ws" status --short)" ] &&
+	ok "bw-ww: git commit in the worktree reaches the main repository" ||
+	fail "bw-ww: git commit in the worktree: exit $rc: $(cat "$T/out" "$T/err")"
+case $(field roots) in
+*"'$T/main/.git'"*git-common-dir*) ok "bw-ww: run --json names the common directory" ;;
+*) fail "bw-ww: roots $(field roots)" ;;
+esac
+wr bw-ww run -c "echo 'gitdir: $T/second/.git' > .git; echo $T/second/.git > $T/main/.git/worktrees/ws/commondir
+	mv .git dotgit; echo $MARK > $T/main/.git/worktrees/ws/config.worktree; true"
+cmp -s "$T/ws/.git" "$T/dotgit.before" && [ "$(cat "$T/main/.git/worktrees/ws/commondir")" = ../.. ] &&
+	[ ! -e "$T/main/.git/worktrees/ws/config.worktree" ] && [ ! -e "$T/ws/dotgit" ] &&
+	ok "bw-ww: the worktree's .git, its commondir and config.worktree hold" ||
+	fail "bw-ww: the worktree's links changed: $(cat "$T/ws/.git" "$T/main/.git/worktrees/ws/commondir")"
+left=$(ls -d "$T/main/.git/config.worktree" "$T/main/.git/commondir" "$T/second/.git/config.worktree" \
+	"$T/ws/.git/config.worktree" 2>/dev/null)
+[ -z "$left" ] && ok "no pin left in the common directory or the second root" || fail "pins left: $left"
+rm -rf "$T/ws" "$T/main" "$T/second"
+mkdir "$T/ws"
+WS=$T/ws
+
+echo "---- a submodule named with a slash and a nested submodule, in the root and a second root"
+# Their git directories lie deeper than .git/modules/NAME: .git/modules/lib/foo
+# and .git/modules/a/modules/b.  Neither hooks nor config can be planted
+# there; a directory under .git/modules that is no git directory stays
+# read-only as a whole, and a submodule's own modules/ too.
+git init -q "$T/inner" && git -C "$T/inner" commit -q --allow-empty -m inner &&
+	git init -q "$T/outer" && (cd "$T/outer" &&
+	git -c protocol.file.allow=always submodule add -q "$T/inner" b && git commit -q -m outer) ||
+	fail "git: cannot make the nested submodules' sources"
+for c in bw-ww bw-ww2; do
+	case $c in bw-ww) WS=$T/ws ;; *) WS=$T/second ;; esac
+	rm -rf "$WS" && mkdir "$WS"
+	(cd "$WS" && git init -q . && git -c protocol.file.allow=always submodule add -q "$T/subsrc" lib/foo &&
+		git -c protocol.file.allow=always submodule add -q "$T/outer" a &&
+		git -c protocol.file.allow=always submodule update -q --init --recursive &&
+		git commit -q -m deep) >/dev/null 2>&1 ||
+		fail "$c: git: cannot make the deep submodules"
+	[ -d "$WS/.git/modules/lib/foo/hooks" ] && [ -d "$WS/.git/modules/a/modules/b/hooks" ] ||
+		fail "$c: the submodules' git directories are not where this case expects them"
+	deep() { (cd "$WS" && cat .git/modules/lib/foo/config .git/modules/a/modules/b/config
+		find .git/modules -path '*/hooks/*' ! -name '*.sample' | sort; ls -A .git/modules .git/modules/lib .git/modules/a) 2>&1; }
+	before=$(deep)
+	wr $c run -c "cd '$WS' || exit 99
+		echo $MARK > .git/modules/lib/foo/hooks/$hook; echo $MARK >> .git/modules/lib/foo/config
+		echo $MARK > .git/modules/a/modules/b/hooks/$hook; echo $MARK >> .git/modules/a/modules/b/config
+		mv .git/modules/lib .git/modules/lib2; mv .git/modules/a/modules .git/modules/a/m2
+		mkdir -p .git/modules/lib/bar/hooks; echo $MARK > .git/modules/lib/bar/hooks/$hook
+		rm -rf .git/modules/a/modules/b/hooks; mkdir -p .git/modules/a/modules/c/hooks
+		echo $MARK > .git/modules/a/modules/c/hooks/$hook
+		git -C lib/foo config core.hooksPath /tmp/$MARK; git -C a/b config core.hooksPath /tmp/$MARK
+		true"
+	p=$(grep -rlF "$MARK" "$WS" 2>/dev/null)
+	[ -z "$p" ] && [ "$(deep)" = "$before" ] &&
+		ok "$c: no hook or config line in a submodule named lib/foo or a nested submodule" ||
+		fail "$c: deep submodules: planted '$p'; $(printf '%s\n' "$before" >"$T/b"; deep | diff "$T/b" -)"
+	# git still works in a plain submodule of the same root.
+	wr $c run -c "cd '$WS' && git -C a status --short >/dev/null && echo x >> a/x && git -C a add x &&
+		git -C a commit -q -m in-a && git -C a log --format=%s -1"
+	[ "$rc" = 0 ] && [ "$(tail -n 1 "$T/out")" = in-a ] && [ "$(git -C "$WS/a" log --format=%s -1)" = in-a ] &&
+		ok "$c: git commit in a submodule with a nested one still works" ||
+		fail "$c: git commit in submodule a: exit $rc: $(cat "$T/err")"
+	left=$(cd "$WS" && find .git -name modules -empty 2>/dev/null)
+	[ -z "$left" ] && ok "$c: no pin left in the submodules" || fail "$c: pins left: $left"
+done
+rm -rf "$T/second"
+rm -rf "$T/ws" && mkdir "$T/ws"
+WS=$T/ws
 
 echo "---- git add and commit work inside workspace-write, not in read-only"
 fresh_repo

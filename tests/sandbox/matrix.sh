@@ -5,6 +5,11 @@
 # Each refused effect is checked on the outside tree itself, not only by
 # an exit code.
 #
+# The file cases run again with a second writable root (writable_roots)
+# and a git worktree as the root: the same detours from and into the
+# second root and the worktree's common directory, git commit in the
+# worktree, and a session's roots (sandbox/roots) through confine.
+#
 # A case a backend honestly cannot hold is declared in gaps_<backend>_<mode>
 # below; for those the test asserts that confine reports `partial` with a
 # detail naming the gap, runs the case anyway and says what happened.
@@ -300,6 +305,137 @@ b" ] && [ -x "$WS/d/g" ]; then
 	fi
 done
 done
+
+# --- two roots and a worktree root: the same confine, with $T/second as
+# a writable root beside the root and the root a git worktree of $T/main
+# (its common directory $T/main/.git granted as git needs it).  What is
+# refused in the root is refused in the second root and in the common
+# directory; Landlock's declared gap covers the protected paths of a root
+# beside the root and a worktree's commondir (its detail names them).
+GIT="git -c user.email=t@example.org -c user.name=t -c init.defaultBranch=main"
+MAIN=$T/main WT=$T/wt SEC=$T/second
+$GIT init -q "$MAIN" && $GIT -C "$MAIN" commit -q --allow-empty -m init &&
+	$GIT -C "$MAIN" worktree add -q "$WT" 2>/dev/null && $GIT init -q "$SEC" ||
+	fail "git: cannot make the repository, its worktree and the second root"
+ln -s ../outside/file "$SEC/pre-link"
+sed "s|^durability = none|durability = none\\
+writable_roots = $SEC|" "$CONF" >"$T/roots.ini"
+chmod 644 "$T/roots.ini"
+rw() { # rw B M ARGV...: confine under roots.ini with the worktree as root, execute
+	b=$1 m=$2
+	shift 2
+	if ! "$WARDEN" --config "$T/roots.ini" confine --backend "$b" --mode "$m" --root "$WT" \
+		--json -- "$@" >"$T/c.json" 2>"$T/c.err"; then
+		fail "$b $m: confine with two roots: $(cat "$T/c.err")"
+		return 126
+	fi
+	"$PY" "$T/exec.py" "$T/c.json"
+}
+gitstate() { # the host's view of every protected path in the common dir and the second root
+	for d in "$MAIN/.git" "$SEC/.git"; do
+		cat "$d/config"
+		ls -A "$d" "$d/hooks"
+	done
+	cat "$MAIN/.git/worktrees/wt/commondir" "$WT/.git"
+}
+for b in bwrap landlock; do
+for m in read-only workspace-write; do
+	echo "---- $b $m, two roots and a worktree root"
+	reset_outside
+	remember_outside
+	rw $b $m sh -c "echo x > $SEC/../outside/file; echo x > $SEC/pre-link;
+		ln -s $O $SEC/l; echo x > $SEC/l; ln $O $SEC/h; echo x >> $SEC/h;
+		mv $O $SEC/m; echo x > $MAIN/.git/../../outside/file" 2>/dev/null
+	assert_outside_unchanged "$b $m: two roots: .., links and renames from the second root and the common dir"
+	rm -f "$SEC/l" "$SEC/h" "$SEC/m"
+	rw $b $m sh -c "echo a > $SEC/f" 2>/dev/null
+	if [ $m = workspace-write ]; then
+		[ "$(cat "$SEC/f" 2>/dev/null)" = a ] && ok "$b $m: the second root is written" ||
+			fail "$b $m: the second root was not written: $(cat "$T/c.err")"
+		case $("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["roots"])' "$T/c.json") in
+		*"'$SEC'"*"'plain'"*"'$MAIN/.git'"*"'git-common-dir'"*) ok "$b $m: confine --json names both roots" ;;
+		*) fail "$b $m: confine --json roots: $(cat "$T/c.json")" ;;
+		esac
+	else
+		[ ! -e "$SEC/f" ] && ok "$b $m: the second root is read-only too" ||
+			fail "$b $m: read-only wrote the second root"
+	fi
+	rm -f "$SEC/f"
+	before=$(gitstate)
+	# The common directory: hooks and config by every route, on both
+	# backends (Landlock grants objects, refs, logs and worktrees/* only).
+	rw $b $m sh -c "echo evil > $MAIN/.git/hooks/pre-commit; echo evil >> $MAIN/.git/config
+		mv $MAIN/.git/hooks $MAIN/.git/h && mkdir $MAIN/.git/hooks && echo evil > $MAIN/.git/hooks/pre-commit
+		mv $MAIN/.git $MAIN/x; rm -rf $MAIN/.git/hooks; echo evil > $MAIN/.git/config.worktree
+		echo . > $MAIN/.git/commondir; mkdir -p $MAIN/.git/modules/m/hooks
+		ln -s $MAIN/.git/hooks $WT/hl; echo evil > $WT/hl/pre-commit; rm -f $WT/hl
+		ln $MAIN/.git/config $SEC/cl && echo evil >> $SEC/cl; rm -f $SEC/cl
+		git -C $WT config core.hooksPath /x; git -C $MAIN config core.hooksPath /x" 2>/dev/null
+	after=$(gitstate)
+	[ "$after" = "$before" ] && ok "$b $m: no hook or config line reaches the common directory" ||
+		fail "$b $m: the common directory changed: $(printf '%s\n' "$before" >"$T/b"; printf '%s\n' "$after" | diff "$T/b" -)"
+	# The second root's and the worktree's own protected paths.
+	rw $b $m sh -c "echo evil > $SEC/.git/hooks/pre-commit; echo evil >> $SEC/.git/config
+		mv $SEC/.git $SEC/x && mkdir -p $SEC/.git/hooks && echo evil > $SEC/.git/hooks/pre-commit
+		ln -s $SEC/.git/hooks $WT/hl2; echo evil > $WT/hl2/post-checkout
+		echo $SEC > $MAIN/.git/worktrees/wt/commondir; echo 'gitdir: $SEC/.git' > $WT/.git" 2>/dev/null
+	after=$(gitstate)
+	if [ "$after" = "$before" ]; then
+		ok "$b $m: the second root's .git and the worktree's links are unchanged"
+	elif [ $b = landlock ] && [ $m = workspace-write ]; then
+		case $(json_get "$T/c.json" detail) in
+		*"roots beside the root: protected paths writable; in a git dir only objects, refs, logs, worktrees/* (their commondir too)"*)
+			echo "NOTE: $b $m: protected paths of the roots beside the root written (the declared gap)"
+			ok "$b $m: the declared gap, named in detail" ;;
+		*) fail "$b $m: the second root changed and detail does not say so: $(json_get "$T/c.json" detail)" ;;
+		esac
+		rm -rf "$SEC/x" "$SEC/.git" "$WT/hl2"
+		$GIT init -q "$SEC"
+		echo ../.. >"$MAIN/.git/worktrees/wt/commondir"
+		printf 'gitdir: %s\n' "$MAIN/.git/worktrees/wt" >"$WT/.git"
+	else
+		fail "$b $m: the second root or the worktree's links changed"
+	fi
+	rm -f "$WT/hl2"
+	# git commit in the worktree: in workspace-write only.
+	n0=$(git -C "$WT" rev-list --count HEAD)
+	rw $b $m sh -c "cd $WT && echo $b$m > f && $GIT add f && $GIT commit -q -m $b$m" >/dev/null 2>&1
+	n1=$(git -C "$WT" rev-list --count HEAD)
+	if [ $m = workspace-write ]; then
+		[ "$n1" = $((n0 + 1)) ] && [ -z "$(git -C "$WT" status --short)" ] &&
+			ok "$b $m: git commit in the worktree reaches the host's repository" ||
+			fail "$b $m: git commit in the worktree: $n0 -> $n1 commits"
+	else
+		[ "$n1" = "$n0" ] && ok "$b $m: no commit in read-only" || fail "$b $m: read-only committed"
+		git -C "$WT" checkout -q -- . 2>/dev/null
+	fi
+	[ "$(gitstate)" = "$before" ] || fail "$b $m: git commit changed a protected path"
+	left=$(ls -d "$SEC/.git/config.worktree" "$MAIN/.git/config.worktree" "$MAIN/.git/commondir" 2>/dev/null)
+	[ -z "$left" ] && ok "$b $m: no pin left in the roots" || fail "$b $m: pins left: $left"
+done
+done
+# A session's roots: confine takes them from its sandbox/roots, and
+# confine --json names why a worktree got nothing more.
+sid=$(w session new --cwd "$WS" | tail -n 1)
+w --session "$sid" roots add "$SEC" >/dev/null 2>"$T/err" || fail "roots add: $(cat "$T/err")"
+w --session "$sid" confine --backend bwrap --mode workspace-write --root "$WS" --json -- \
+	sh -c "echo s > $SEC/s" >"$T/c.json" 2>"$T/c.err" && "$PY" "$T/exec.py" "$T/c.json"
+[ "$(cat "$SEC/s" 2>/dev/null)" = s ] && ok "confine takes the session's roots (sandbox/roots)" ||
+	fail "confine with the session's roots: $(cat "$T/c.err")"
+w --session "$sid" roots remove "$SEC" >/dev/null 2>"$T/err" || fail "roots remove: $(cat "$T/err")"
+w --session "$sid" confine --backend bwrap --mode workspace-write --root "$WS" --json -- \
+	sh -c "echo t > $SEC/t" >"$T/c.json" 2>"$T/c.err" && "$PY" "$T/exec.py" "$T/c.json" 2>/dev/null
+[ ! -e "$SEC/t" ] && ok "after roots remove, confine grants it no more" || fail "a removed root was written"
+rm -rf "/tmp/warden-$(id -u)/$sid"
+echo "$T/outside" >"$MAIN/.git/worktrees/wt/commondir"
+"$WARDEN" --config "$T/roots.ini" confine --backend bwrap --mode workspace-write --root "$WT" \
+	--json -- true >"$T/c.json" 2>"$T/c.err"
+case $(json_get "$T/c.json" roots)/$(json_get "$T/c.json" roots_notes) in
+*git-common-dir*) fail "commondir -> outside: confine granted $(json_get "$T/c.json" roots)" ;;
+*"worktree $WT"*) ok "commondir -> outside: nothing granted, the note says why" ;;
+*) fail "commondir -> outside: $(cat "$T/c.json" "$T/c.err")" ;;
+esac
+echo ../.. >"$MAIN/.git/worktrees/wt/commondir"
 
 # --- deny_read through `warden confine` (bwrap; Landlock says partial):
 # the printed argv refuses the read of a listed file and of a listed
