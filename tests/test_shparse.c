@@ -163,6 +163,8 @@ static const struct case_ corpus[] = {
 	{ "echo ${x:=1}", N },
 	{ "echo ${!x}", N },
 	{ "echo ${x:0:$n}", N },
+	{ "echo ${x:-$'a\\x41'}", A },
+	{ "cat <<EOF\n$(cat <<X\nEOF\n)\nEOF", N },
 	{ "echo $((1+2))", N },
 	{ "cat $(echo x", N },
 	{ "echo `ls", N },
@@ -429,6 +431,7 @@ static void test_failing_examples_and_bad_rules_are_refused(void **state)
 		{ "allow", "bash:git *" },
 		{ "example_not_match", "git log && curl x | sh" },
 	};
+	static const char *const k[][2] = { { "allow_command", "ls $(x <<E)" } };
 	static const char *const j[][2] = {
 		{ "allow_command", "ls" },
 		{ "example_match", "ls; eval x" },
@@ -452,6 +455,7 @@ static void test_failing_examples_and_bad_rules_are_refused(void **state)
 	assert_non_null(strstr(error_of(h, 1, err, sizeof(err)), "unknown key 'allow_commands'"));
 	assert_non_null(strstr(error_of(i, 2, err, sizeof(err)), "matches it"));
 	assert_non_null(strstr(error_of(j, 2, err, sizeof(err)), "not understood: 'eval'"));
+	assert_non_null(strstr(error_of(k, 1, err, sizeof(err)), "not a fixed word"));
 }
 
 static void test_hostile_input_is_not_understood(void **state)

@@ -223,6 +223,13 @@ static int dquote(struct lx *lx, struct wbuf *w, char term)
 	}
 }
 
+/* The word's value is not known before the shell runs. */
+static void unknown(struct wbuf *w)
+{
+	if (w != NULL)
+		w->literal = 0;
+}
+
 static int hexval(char c)
 {
 	if (c >= '0' && c <= '9')
@@ -268,7 +275,7 @@ static int ansi_c(struct lx *lx, struct wbuf *w)
 			for (k = 0; k < 2 && peek(lx, 0) >= '0' && peek(lx, 0) <= '7'; k++)
 				v = v * 8 + (lx->s[lx->pos++] - '0');
 			if ((v & 0xff) == 0)
-				w->literal = 0;
+				unknown(w);
 			if (put(lx, w, (char)v) < 0)
 				return -1;
 		} else if (n == 'x') {
@@ -278,11 +285,11 @@ static int ansi_c(struct lx *lx, struct wbuf *w)
 				lx->pos++;
 			}
 			if (k == 0 || v == 0)
-				w->literal = 0;
+				unknown(w);
 			if (put(lx, w, (char)v) < 0)
 				return -1;
 		} else if (n == 'c' || n == 'u' || n == 'U') {
-			w->literal = 0;
+			unknown(w);
 			if (n == 'c' && peek(lx, 0) != '\'' && lx->pos < lx->len)
 				lx->pos++;
 		} else {
@@ -728,6 +735,9 @@ static int read_heredocs(struct lx *lx)
 			sub_lexer(&sub, lx, lx->s + body, end - body, lx->dialect);
 			sub.base = lx->base + body;
 			r = dquote(&sub, NULL, '\0');
+			if (r == 0 && sub.n_hd > 0)
+				r = fail(&sub, "a here-document inside a here-document");
+			heredocs_free(&sub);
 			lx->oom |= sub.oom;
 			--*lx->depth;
 		}
@@ -1338,6 +1348,7 @@ int warden_sh_split_words(const char *s, char ***words, char *why,
 		w.n = w.cap = 0;
 	}
 	free(w.b);
+	heredocs_free(&lx);
 	warden_sh_parse_free(&out);
 	if (lx.oom || !out.understood || n == 0) {
 		if (!lx.oom)
