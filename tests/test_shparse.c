@@ -50,6 +50,8 @@ static const char *const corpus_rules[][2] = {
 	{ "allow_command", "head" },
 	{ "allow_command", "diff" },
 	{ "allow_command", "true" },
+	{ "allow_command", "[" },
+	{ "allow_command", "test" },
 	{ "allow_command", "'my tool' run" },
 };
 
@@ -205,6 +207,8 @@ static const struct case_ corpus[] = {
 	{ "$CMD status", N },
 	{ "~/bin/tool", N },
 	{ "ls{,}", N },
+	{ "l[s] x", N },
+	{ "{ls,rm} -rf /", N },
 	{ "eval \"git status\"", N },
 	{ "exec git status", N },
 	{ "source ./x.sh", N },
@@ -227,6 +231,8 @@ static const struct case_ corpus[] = {
 	{ "read PATH < f; git status", N },
 	{ "printf -v PATH /tmp; git status", N },
 	{ "printf '%s\\n' a", A },
+	{ "[ -f x ] && test -n \"$y\"", N },
+	{ "[ -f x ] && test -n y", A },
 	{ "command -v git", N },
 	{ "export PATH=/tmp", N },
 	{ ";ls", N },
@@ -234,6 +240,12 @@ static const struct case_ corpus[] = {
 	{ "ls )", N },
 	{ "ls ;; ls", N },
 	{ "git log --format=%H | xargs git show", N },
+	{ "cat <<EOF $(echo a\necho b)\nbody\nEOF\nls", N },
+	{ "cat $(cat <<EOF)\nx\nEOF\nls", N },
+	{ "echo $(cat <<EOF\nx\nEOF\n)", A },
+	{ "test -v 'a[$(rm -rf /)]'", N },
+	{ "[ -v 'a[$(id)]' ]", N },
+	{ "[ $opt \"$v\" ]", N },
 };
 
 static void test_corpus_decides_allow_deny_or_delegate(void **state)

@@ -38,6 +38,7 @@ struct heredoc {
 	char *delim;
 	int strip;              /* <<-: leading tabs removed */
 	int quoted;             /* a quoted delimiter: the body is data */
+	int level;              /* the substitutions it was opened inside */
 };
 
 struct lx {
@@ -49,6 +50,7 @@ struct lx {
 	struct warden_sh_parse *out;
 	struct heredoc *hd;     /* here-documents whose bodies come next */
 	size_t n_hd;
+	int level;              /* how many $( <( >( pos is inside */
 	int oom;
 };
 
@@ -421,11 +423,15 @@ static int subst(struct lx *lx)
 {
 	size_t n = 0;
 
-	if (deeper(lx) < 0 || parse_list(lx, ')', &n) < 0)
+	if (deeper(lx) < 0)
+		return -1;
+	lx->level++;
+	if (parse_list(lx, ')', &n) < 0)
 		return -1;
 	if (peek(lx, 0) != ')')
 		return fail(lx, "missing )");
 	lx->pos++;
+	lx->level--;
 	--*lx->depth;
 	return 0;
 }
@@ -607,8 +613,19 @@ static int parse_word(struct lx *lx, struct wbuf *w)
 			if (backquote(lx, w, 0) < 0)
 				return -1;
 			break;
-		case '*': case '?': case '[': case '{':
-			/* pathname and brace expansion */
+		case '[': case '{':
+			/* pathname and brace expansion need the closing
+			 * bracket later in the word: a lone [ is the test
+			 * command */
+			for (e = lx->pos + 1; e < lx->len && !is_meta(lx->s[e]); e++)
+				if (lx->s[e] == (c == '[' ? ']' : '}'))
+					w->literal = 0;
+			if (put(lx, w, c) < 0)
+				return -1;
+			lx->pos++;
+			break;
+		case '*': case '?':
+			/* pathname expansion */
 			w->literal = 0;
 			if (put(lx, w, c) < 0)
 				return -1;
@@ -746,9 +763,18 @@ static int read_heredocs(struct lx *lx)
 	return r;
 }
 
-/* A newline at pos. */
+/* A newline at pos.  Where a here-document's body starts when the line
+ * that opens it goes on inside or out of a substitution is not the same
+ * in every shell: not understood. */
 static int newline(struct lx *lx)
 {
+	size_t i;
+
+	for (i = 0; i < lx->n_hd; i++)
+		if (lx->hd[i].level != lx->level)
+			return fail(lx, "a here-document whose line goes on %s a "
+			            "substitution", lx->hd[i].level < lx->level
+			            ? "into" : "out of");
 	lx->pos++;
 	return lx->n_hd > 0 ? read_heredocs(lx) : 0;
 }
@@ -844,6 +870,7 @@ static int parse_redir(struct lx *lx, int fdlen)
 				return oom(lx);
 			lx->hd = g;
 			g[lx->n_hd].strip = c2 == '-';
+			g[lx->n_hd].level = lx->level;
 			if (parse_delim(lx, &g[lx->n_hd]) < 0)
 				return -1;
 			lx->n_hd++;
@@ -1003,6 +1030,13 @@ static int check_program(struct lx *lx, size_t k)
 		if (strcmp(p, "printf") == 0 && c->n > 1 &&
 		    (!c->w[1].literal || strncmp(c->w[1].text, "-v", 2) == 0))
 			return fail(lx, "printf -v assigns a variable");
+		/* test -v evaluates an array subscript, $( ) included */
+		if (strcmp(p, "test") == 0 || strcmp(p, "[") == 0)
+			for (i = 1; i < c->n; i++)
+				if (!c->w[i].literal || strcmp(c->w[i].text, "-v") == 0 ||
+				    strcmp(c->w[i].text, "-R") == 0)
+					return fail(lx, "%s -v, or a word that may be -v, "
+					            "evaluates a subscript", p);
 		if (strcmp(p, "wait") == 0)
 			for (i = 1; i < c->n; i++)
 				if (!c->w[i].literal || (c->w[i].text[0] == '-' &&
