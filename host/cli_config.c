@@ -2,13 +2,17 @@
  * cli_config.c — `warden config check [--json]`: find and validate the
  * config exactly as every other command will, and summarise what it
  * says.  A bad config exits 78 with the one-line file:line:key error.
- * It does not load plugins (that is `warden plugins`).
+ * It does not load plugins (that is `warden plugins`), but it reads every
+ * section of the rules plugin as that plugin will (ruleset.h), so that a
+ * rule that does not read or an example that fails refuses the config
+ * here too, naming the file, the line, the rule and the example.
  */
 #include "config.h"
 
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -18,6 +22,7 @@
 #include "denyread.h"
 #include "inputs.h"
 #include "policy.h"
+#include "ruleset.h"
 #include "text.h"
 #include "vocab.h"
 #include "wconfig.h"
@@ -25,6 +30,58 @@
 static const char *isolation_name(int isolation)
 {
 	return isolation == WARDEN_ISOLATION_PROCESS ? "process" : "inproc";
+}
+
+/* The rules of one rules answerer, as config check read them. */
+struct rules_seen {
+	const char *name;
+	size_t rules, examples;
+};
+
+/* Reads every [answerer NAME] section of the rules plugin as the plugin
+ * will: its rules, and every example against the rule above it. */
+static int check_rules(const struct warden_config *c, struct rules_seen *seen,
+                       size_t *n_seen, struct warden_error *err)
+{
+	const struct warden_config_plugin *p;
+	struct warden_ruleset *rs;
+	char msg[WARDEN_ERROR_MAX];
+	size_t i, k;
+
+	*n_seen = 0;
+	for (i = 0; i < c->n_answerers; i++) {
+		p = &c->answerers[i];
+		if (p->plugin == NULL || !warden_ruleset_plugin_is_rules(p->plugin))
+			continue;
+		if ((rs = warden_ruleset_new(c->file, p->name)) == NULL)
+			return warden_error_set(err, WARDEN_EOS, "config check: out of memory");
+		for (k = 0; k < p->kv_count; k++) {
+			if (warden_ruleset_add(rs, p->kv[k].key, p->kv[k].value,
+			                       p->kv[k].line, msg, sizeof(msg)) < 0) {
+				warden_ruleset_free(rs);
+				return warden_error_set(err, WARDEN_ECONFIG, "%s", msg);
+			}
+		}
+		seen[*n_seen].name = p->name;
+		seen[*n_seen].rules = warden_ruleset_rules(rs);
+		seen[*n_seen].examples = warden_ruleset_examples(rs);
+		(*n_seen)++;
+		warden_ruleset_free(rs);
+	}
+	return 0;
+}
+
+static json_t *rules_json(const struct rules_seen *seen, size_t n)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		json_array_append_new(a, json_pack("{s:o,s:I,s:I}",
+		                      "name", warden_cli_json_string(seen[i].name),
+		                      "rules", (json_int_t)seen[i].rules,
+		                      "examples", (json_int_t)seen[i].examples));
+	return a;
 }
 
 static json_t *plugins_json(const struct warden_config_plugin *p, size_t n)
@@ -127,7 +184,8 @@ static void print_deny(const struct warden_deny *d)
 
 static json_t *summary_json(const struct warden_config *c,
                             const struct warden_inputs *in,
-                            const struct warden_deny *deny)
+                            const struct warden_deny *deny,
+                            const struct rules_seen *seen, size_t n_seen)
 {
 	json_t *o = json_object(), *presets = json_array();
 	char root[PATH_MAX];
@@ -147,6 +205,7 @@ static json_t *summary_json(const struct warden_config *c,
 		c->durability == WARDEN_DURABILITY_NONE ? "none" : "fsync"));
 	json_object_set_new(o, "backends", plugins_json(c->backends, c->n_backends));
 	json_object_set_new(o, "answerers", plugins_json(c->answerers, c->n_answerers));
+	json_object_set_new(o, "rules", rules_json(seen, n_seen));
 	for (i = 0; i < c->n_presets; i++) {
 		const struct warden_preset *p = &c->presets[i];
 		json_t *po = json_object();
@@ -209,7 +268,8 @@ static void print_plugins(const char *what, const struct warden_config_plugin *p
 
 static void print_summary(const struct warden_config *c,
                           const struct warden_inputs *in,
-                          const struct warden_deny *deny)
+                          const struct warden_deny *deny,
+                          const struct rules_seen *seen, size_t n_seen)
 {
 	size_t i;
 
@@ -223,6 +283,9 @@ static void print_summary(const struct warden_config *c,
 	warden_text_line(stdout, "plugin_dir: %s", c->plugin_dir);
 	print_plugins("backends", c->backends, c->n_backends);
 	print_plugins("answerers", c->answerers, c->n_answerers);
+	for (i = 0; i < n_seen; i++)
+		warden_text_line(stdout, "rules %s: %zu rules, %zu examples hold",
+		                 seen[i].name, seen[i].rules, seen[i].examples);
 	printf("presets (%zu%s):", c->n_presets, c->presets_builtin ? ", built-in" : "");
 	for (i = 0; i < c->n_presets; i++)
 		warden_text_printf(stdout, "%s %s (%s, %s)", i ? "," : "", c->presets[i].name,
@@ -243,7 +306,9 @@ static void usage(FILE *f)
 	        "else the built-in default), validates every section and key,\n"
 	        "and prints what it configures: the file used, the [warden]\n"
 	        "settings, backends and answerers in order, and the presets.\n"
-	        "Plugins are not loaded: see warden plugins.\n"
+	        "Plugins are not loaded (see warden plugins), but every section\n"
+	        "of the rules plugin is read as it will read it: its rules, and\n"
+	        "every example_match/example_not_match against its rule.\n"
 	        "\n"
 	        "  --json   print the summary (or the error) as one JSON object\n"
 	        "  --help   this text\n"
@@ -263,6 +328,8 @@ int warden_cmd_config(struct warden_cli *cli, int argc, char **argv)
 	struct warden_inputs *inputs = NULL;
 	struct warden_error err = { 0, "" };
 	struct warden_deny deny;
+	struct rules_seen *seen = NULL;
+	size_t n_seen = 0;
 	json_t *o;
 	int ch, json = 0;
 
@@ -289,7 +356,13 @@ int warden_cmd_config(struct warden_cli *cli, int argc, char **argv)
 	if (optind < argc)
 		return warden_cli_usage("config check: unexpected argument '%s'", argv[optind]);
 
-	if (warden_config_load(cli->config_path, &cfg, &err) < 0) {
+	if (warden_config_load(cli->config_path, &cfg, &err) < 0 ||
+	    (seen = calloc(cfg->n_answerers + 1, sizeof(*seen))) == NULL ||
+	    check_rules(cfg, seen, &n_seen, &err) < 0) {
+		if (cfg != NULL && seen == NULL)
+			warden_error_set(&err, WARDEN_EOS, "config check: out of memory");
+		free(seen);
+		warden_config_free(cfg);
 		if (json) {
 			struct warden_error jerr = { 0, "" };
 
@@ -302,25 +375,29 @@ int warden_cmd_config(struct warden_cli *cli, int argc, char **argv)
 		return warden_cli_fail(&err);
 	}
 	if (warden_inputs_collect(cfg, &inputs, &err) < 0) {
+		free(seen);
 		warden_config_free(cfg);
 		return warden_cli_fail(&err);
 	}
 	warden_deny_init(&deny);
 	if (deny_matches(cfg, &deny, &err) < 0) {
+		free(seen);
 		warden_inputs_free(inputs);
 		warden_config_free(cfg);
 		return warden_cli_fail(&err);
 	}
 	if (json) {
-		if (warden_cli_print_json(summary_json(cfg, inputs, &deny), &err) < 0) {
+		if (warden_cli_print_json(summary_json(cfg, inputs, &deny, seen, n_seen), &err) < 0) {
+			free(seen);
 			warden_deny_free(&deny);
 			warden_inputs_free(inputs);
 			warden_config_free(cfg);
 			return warden_cli_fail(&err);
 		}
 	} else {
-		print_summary(cfg, inputs, &deny);
+		print_summary(cfg, inputs, &deny, seen, n_seen);
 	}
+	free(seen);
 	warden_deny_free(&deny);
 	warden_inputs_free(inputs);
 	warden_config_free(cfg);

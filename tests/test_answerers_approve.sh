@@ -218,6 +218,7 @@ approve ex/legacy-library 1 --tool bash --subject 'rm -rf /'
 approve ex/legacy-library 3 --tool write --subject x
 approve ex/desk 0 --tool bash --subject 'git status'
 approve ex/desk 1 --tool bash --subject 'rm -rf /'
+approve ex/desk 1 --tool bash --subject 'git status; rm -rf /'
 pty_approve ex/desk 'y\r' 0 --tool bash --subject 'make'
 grep -q '^allowed-once (answerer desk)' "$dir/screen" || { cat -v "$dir/screen"; fail "desk.ini: prompt"; }
 approve_notty ex/desk write 3
