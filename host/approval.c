@@ -738,6 +738,9 @@ static int set_command(json_t *o, const struct warden_approval_request *req)
 	       json_object_set_new(o, "path_dropped",
 	                           jlist((const char *const *)p->path_dropped,
 	                                 p->n_path_dropped)) < 0 ||
+	       json_object_set_new(o, "env_config",
+	                           jlist((const char *const *)p->env_config,
+	                                 p->n_env_config)) < 0 ||
 	       json_object_set_new(o, "path",
 	                           jstr(warden_program_path_value(p))) < 0 ? -1 : 0;
 }
@@ -910,6 +913,8 @@ int warden_approval_ask(struct warden_approval *a, struct warden_session *s,
 			wr.n_env_removed = p->n_env_removed;
 			wr.path_dropped = (const char *const *)p->path_dropped;
 			wr.n_path_dropped = p->n_path_dropped;
+			wr.env_config = (const char *const *)p->env_config;
+			wr.n_env_config = p->n_env_config;
 			wr.path = warden_program_path_value(p);
 		}
 		if (withdrawal_arm(&wd) < 0)

@@ -575,6 +575,7 @@ json_t *warden_mcp_elicit_params(const json_t *req)
 		t = append(t, "Warning: the program lies where the sandboxed agent could have written it.\n");
 	t = list_text(t, "Removed from the environment", json_object_get(req, "env_removed"));
 	t = list_text(t, "Dropped from PATH", json_object_get(req, "path_dropped"));
+	t = list_text(t, "Configuration read from", json_object_get(req, "env_config"));
 	if (t != NULL)
 		t = append(t, "\nAccept to run it once; decline to refuse.");
 	if (t == NULL)

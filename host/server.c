@@ -375,6 +375,11 @@ static json_t *request_json(const struct warden_request *req)
 		                    strings_json(req->env_removed, req->n_env_removed));
 		json_object_set_new(o, "path_dropped",
 		                    strings_json(req->path_dropped, req->n_path_dropped));
+		json_object_set_new(o, "env_config",
+		                    strings_json(WARDEN_REQUEST_HAS(req, n_env_config)
+		                                 ? req->env_config : NULL,
+		                                 WARDEN_REQUEST_HAS(req, n_env_config)
+		                                 ? req->n_env_config : 0));
 		json_object_set_new(o, "path", json_string(req->path != NULL ? req->path : ""));
 	}
 	return o;

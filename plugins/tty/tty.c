@@ -292,6 +292,9 @@ static int show_command(int fd, const struct warden_request *req)
 	    show_list(fd, "  argv:    ", req->argv, req->argc, " ") < 0 ||
 	    show_list(fd, "  removed: ", req->env_removed, req->n_env_removed,
 	              " ") < 0 ||
+	    (WARDEN_REQUEST_HAS(req, n_env_config) &&
+	     show_list(fd, "  config:  ", req->env_config, req->n_env_config,
+	               " ") < 0) ||
 	    show_field(fd, "  PATH:    ", req->path) < 0 ||
 	    show_list(fd, "  dropped: ", req->path_dropped, req->n_path_dropped,
 	              ":") < 0)
