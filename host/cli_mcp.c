@@ -160,8 +160,8 @@ static void ask_by_elicitation(struct warden_server *srv, void *arg,
 	}
 	a->ask = ask;
 	a->timeout_ms = timeout_ms;
-	if (warden_server_request(srv, "elicitation/create", params, timeout_ms,
-	                          elicited, a) < 0) {
+	if (warden_server_ask_request(srv, ask, "elicitation/create", params,
+	                              timeout_ms, elicited, a) < 0) {
 		free(a);
 		warden_server_answer(srv, ask, WARDEN_DECISION_ERROR,
 		                     "the client cannot be asked");
@@ -286,11 +286,22 @@ static void run_done(struct warden_server *srv, void *arg,
 	call_free(c);
 }
 
+/* The elicitation is void: MCP's notifications/cancelled for it. */
+static void run_withdraw(struct warden_server *srv, void *arg,
+                         json_t *request_id, const char *why)
+{
+	(void)arg;
+	warden_server_notify(srv, "notifications/cancelled",
+	                     json_pack("{s:o,s:s}", "requestId", request_id,
+	                               "reason", why));
+}
+
 static const struct warden_server_run_ops ops_elicit = {
 	run_output, run_notice, ask_by_elicitation, run_done, run_tick,
+	run_withdraw,
 };
 static const struct warden_server_run_ops ops_waterfall = {
-	run_output, run_notice, NULL, run_done, run_tick,
+	run_output, run_notice, NULL, run_done, run_tick, NULL,
 };
 
 static void tool_error(struct warden_server *srv, json_t *id, const char *text)

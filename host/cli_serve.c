@@ -173,15 +173,26 @@ static void ask_client(struct warden_server *srv, json_t *id, unsigned long ask,
 	}
 	a->ask = ask;
 	a->timeout_ms = timeout_ms;
-	if (warden_server_request(srv, "approval.ask",
-	                          json_pack("{s:O,s:O,s:I}", "id", id,
-	                                    "request", request, "timeout_ms",
-	                                    (json_int_t)timeout_ms),
-	                          timeout_ms, asked, a) < 0) {
+	if (warden_server_ask_request(srv, ask, "approval.ask",
+	                              json_pack("{s:O,s:O,s:I}", "id", id,
+	                                        "request", request, "timeout_ms",
+	                                        (json_int_t)timeout_ms),
+	                              timeout_ms, asked, a) < 0) {
 		free(a);
 		warden_server_answer(srv, ask, WARDEN_DECISION_ERROR,
 		                     "the client cannot be asked");
 	}
+}
+
+/* The approval.ask sent under request_id is void: approval.withdrawn
+ * {ask, id, reason}, ask the approval.ask's JSON-RPC id, id the call's. */
+static void withdraw_client(struct warden_server *srv, json_t *id,
+                            json_t *request_id, const char *why)
+{
+	warden_server_notify(srv, "approval.withdrawn",
+	                     json_pack("{s:o,s:O,s:s}", "ask", request_id,
+	                               "id", id != NULL ? id : json_null(),
+	                               "reason", why));
 }
 
 /* -------------------------------------------------------------- params */
@@ -435,8 +446,14 @@ static void call_done(struct warden_server *srv, void *arg,
 	call_free(c);
 }
 
+static void call_withdraw(struct warden_server *srv, void *arg,
+                          json_t *request_id, const char *why)
+{
+	withdraw_client(srv, ((struct call *)arg)->id, request_id, why);
+}
+
 static const struct warden_server_run_ops call_ops = {
-	call_output, NULL, call_ask, call_done, NULL,
+	call_output, NULL, call_ask, call_done, NULL, call_withdraw,
 };
 
 /* Starts the CLI's fn with argv (NULL-ended list of strings). */
@@ -862,8 +879,14 @@ static void run_done(struct warden_server *srv, void *arg,
 	free(x);
 }
 
+static void run_withdraw(struct warden_server *srv, void *arg,
+                         json_t *request_id, const char *why)
+{
+	withdraw_client(srv, ((struct running *)arg)->id, request_id, why);
+}
+
 static const struct warden_server_run_ops run_ops = {
-	run_output, run_notice, run_ask, run_done, NULL,
+	run_output, run_notice, run_ask, run_done, NULL, run_withdraw,
 };
 
 static void m_run(struct warden_server *srv, json_t *id, json_t *params, void *ud)
