@@ -453,7 +453,7 @@ static void call_withdraw(struct warden_server *srv, void *arg,
 }
 
 static const struct warden_server_run_ops call_ops = {
-	call_output, NULL, call_ask, call_done, NULL, call_withdraw,
+	call_output, NULL, call_ask, call_done, NULL, call_withdraw, NULL,
 };
 
 /* Starts the CLI's fn with argv (NULL-ended list of strings). */
@@ -886,7 +886,7 @@ static void run_withdraw(struct warden_server *srv, void *arg,
 }
 
 static const struct warden_server_run_ops run_ops = {
-	run_output, run_notice, run_ask, run_done, NULL, run_withdraw,
+	run_output, run_notice, run_ask, run_done, NULL, run_withdraw, NULL,
 };
 
 static void m_run(struct warden_server *srv, json_t *id, json_t *params, void *ud)

@@ -1025,7 +1025,9 @@ static void worker_line(struct warden_server *srv, struct run *x, const char *li
 
 		json_unpack(m, "{s:I}", "timeout_ms", &timeout);
 		if (x->ops->ask == NULL || x->cancelled || !json_is_object(req)) {
-			send_answer(x, WARDEN_DECISION_DELEGATE, NULL);
+			send_answer(x, WARDEN_DECISION_DELEGATE,
+			            x->cancelled ? "the run was cancelled"
+			            : x->ops->ask == NULL ? x->ops->no_ask : NULL);
 		} else {
 			x->ask = ++srv->next_ask;
 			x->ops->ask(srv, x->arg, x->ask, req, (long)timeout);

@@ -197,6 +197,8 @@ struct warden_server_run_ops {
 	 * reply callback is then called with neither result nor error. */
 	void (*withdraw)(struct warden_server *srv, void *arg,
 	                 struct json_t *request_id, const char *why);
+	/* With no ask: why the client answerer delegates (may be NULL). */
+	const char *no_ask;
 };
 
 /*

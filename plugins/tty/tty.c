@@ -475,8 +475,11 @@ static int tty_decide(void *state, const struct warden_request *req,
 	int fd, decision;
 
 	fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0 && (errno == ENXIO || errno == ENOENT))
+	if (fd < 0 && (errno == ENXIO || errno == ENOENT)) {
+		WARDEN_PLUGIN_ERR(err, errlen, "no terminal (warden has no "
+		                  "controlling terminal to ask on)");
 		return WARDEN_DECISION_DELEGATE;
+	}
 	if (fd < 0) {
 		WARDEN_PLUGIN_ERR(err, errlen, "open /dev/tty: %s",
 		                  strerror(errno));
@@ -484,6 +487,8 @@ static int tty_decide(void *state, const struct warden_request *req,
 	}
 	if (tcgetpgrp(fd) != getpgrp()) {
 		close(fd);
+		WARDEN_PLUGIN_ERR(err, errlen, "the terminal is not warden's to "
+		                  "use (warden runs in the background)");
 		return WARDEN_DECISION_DELEGATE;
 	}
 	if (tcgetattr(fd, &saved) < 0) {

@@ -10,17 +10,19 @@
 // a silent one: a notification every second), a
 // cancelled run whose processes are gone, and elicitations withdrawn
 // (notifications/cancelled: the handler's abort signal fires) when their
-// tool call is cancelled and when no answer came in time.  Each check prints "ok: ..." or
+// tool call is cancelled and when no answer came in time; and a
+// connection where nobody can answer (no elicitation, no terminal): no
+// invitation to escalate, and the reasons say why for each answerer.  Each check prints "ok: ..." or
 // "FAIL: ..."; the exit status is the number of failures (capped).
 //
-//   node client.cjs SDK_DIR WARDEN CONFIG_ELICIT CONFIG_WATERFALL CONFIG_SLOW WS OUTSIDE TAG
+//   node client.cjs SDK_DIR WARDEN CONFIG_ELICIT CONFIG_WATERFALL CONFIG_SLOW WS OUTSIDE TAG CONFIG_NOBODY
 'use strict';
 
 const fs = require('fs');
 const net = require('net');
 const path = require('path');
 
-const [sdkDir, warden, cfgElicit, cfgWaterfall, cfgSlow, ws, outside, tag] = process.argv.slice(2);
+const [sdkDir, warden, cfgElicit, cfgWaterfall, cfgSlow, ws, outside, tag, cfgNobody] = process.argv.slice(2);
 const sdk = (p) => require(path.join(sdkDir, '@modelcontextprotocol', 'sdk', 'dist', 'cjs', p));
 const { Client } = sdk('client/index.js');
 const { StdioClientTransport } = sdk('client/stdio.js');
@@ -69,10 +71,12 @@ function markerServer(marker) {
 	});
 }
 
-async function connect(config, capabilities, name) {
+// detached: the server runs in a session of its own (setsid), without a
+// controlling terminal.
+async function connect(config, capabilities, name, detached) {
 	const transport = new StdioClientTransport({
-		command: warden,
-		args: ['--config', config, 'mcp', '--cwd', ws],
+		command: detached ? 'setsid' : warden,
+		args: (detached ? [warden] : []).concat(['--config', config, 'mcp', '--cwd', ws]),
 		cwd: outside,
 		stderr: 'pipe',
 		env: { PATH: process.env.PATH, HOME: process.env.HOME || '/root' },
@@ -390,6 +394,38 @@ async function withdrawn() {
 	sanitizerClean(c, 'withdrawn');
 }
 
+async function nobodyCanAnswer() {
+	console.log('---- nobody can answer (no elicitation, no terminal): no invitation to escalate');
+	const c = await connect(cfgNobody, {}, 'warden-test-nobody', true);
+	const { client } = c;
+	const instr = client.getInstructions() || '';
+	check(!/escalate/.test(instr) && /Nobody can approve/.test(instr) &&
+	      /client: the client did not declare elicitation; tty: no terminal/.test(instr),
+	      'the instructions invite no escalation and say why', instr);
+	const { tools } = await client.listTools();
+	const run = tools.find((t) => t.name === 'run') || {};
+	check(!/escalate/.test(run.description || '') && /Nobody can approve/.test(run.description || ''),
+	      'the run tool invites no escalation', run.description);
+	let res = await client.callTool({ name: 'run', arguments: { command: `echo x > '${outside}/nobody'` } });
+	let sc = res.structuredContent || {};
+	check(sc.class === 'denied' && sc.escalate_to === null && sc.escalate_network === false &&
+	      /nobody can approve it: client: the client did not declare elicitation; tty: no terminal/.test(text(res)) &&
+	      !/call run again/.test(text(res)),
+	      'a denial offers no escalation and says why nobody can approve', [sc, text(res)]);
+	// A model that escalates anyway: unavailable, each answerer's reason.
+	res = await client.callTool({ name: 'run', arguments: {
+		command: `echo x > '${outside}/nobody'`, escalate: 'danger-full-access',
+		justification: 'anyway' } });
+	sc = res.structuredContent || {};
+	const reason = (sc.escalation || {}).reason || '';
+	check(sc.started === false && sc.escalation && sc.escalation.outcome === 'unavailable' &&
+	      /client: the client did not declare elicitation/.test(reason) && /tty: no terminal/.test(reason),
+	      'an escalation anyway: unavailable, the reason says why for each answerer', sc.escalation);
+	check(!fs.existsSync(path.join(outside, 'nobody')), 'nothing was written outside');
+	await client.close();
+	sanitizerClean(c, 'nobody can answer');
+}
+
 async function slowAndMalformed() {
 	console.log('---- no answer in time, a malformed answer: unavailable, nothing runs');
 	let mode = 'slow';
@@ -455,6 +491,7 @@ async function withoutElicitation() {
 		await withoutElicitation();
 		await slowAndMalformed();
 		await withdrawn();
+		await nobodyCanAnswer();
 	} catch (e) {
 		fail('the client stopped', e && e.stack ? e.stack : String(e));
 	}

@@ -544,8 +544,10 @@ def approvals(c, sid):
                         "-c", "echo never"], capture_output=True, cwd=WS, stdin=subprocess.DEVNULL)
     res = json.loads(p.stdout.splitlines()[-1])
     check(p.returncode == 77 and res["escalation"]["outcome"] == "unavailable"
-          and res["escalation"]["delegated"] == ["client"] and b"never\n" not in p.stdout,
-          "no client connected: the client answerer delegates", res.get("escalation"))
+          and res["escalation"]["delegated"] == ["client"] and b"never\n" not in p.stdout
+          and "client: no client is connected" in res["escalation"]["reason"],
+          "no client connected: the client answerer delegates, and the reason says so",
+          res.get("escalation"))
 
 
 # ----------------------------------------------------------- the socket
