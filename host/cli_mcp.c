@@ -24,7 +24,12 @@
  *
  * Approvals: the built-in answerer `plugin = client` asks this client
  * through elicitation/create when it declared elicitation, and delegates
- * to the rest of the waterfall when it did not.
+ * to the rest of the waterfall when it did not.  An elicitation that
+ * becomes void before its answer (the tool call cancelled, no answer in
+ * time, the run ended) is withdrawn with notifications/cancelled.  When
+ * no answerer of the waterfall can answer here (the client answerer
+ * without elicitation, tty without a terminal), the model is not invited
+ * to escalate.
  *
  * No tool changes the session's mode, network or policy: a model that
  * could set its own mode would escape the approval that guards every

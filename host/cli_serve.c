@@ -11,7 +11,10 @@
  * the command has it) or, for an exit status of 64 and above, with a
  * JSON-RPC error whose code is that status and whose message is the line
  * the command printed.  Approvals that the built-in answerer `client`
- * asks go to the client as `approval.ask` requests.
+ * asks go to the client as `approval.ask` requests; one that becomes
+ * void before the client replied (its run cancelled or ended, no reply
+ * in time, the client gone) is withdrawn with an `approval.withdrawn`
+ * notification naming it.
  *
  * The socket: created 0600 in a directory that no other user can write
  * to (group- or other-writable only with the sticky bit, owned by this
@@ -72,7 +75,8 @@ static void usage(FILE *f)
 	        "preset.list, preset.select, preset.current, config.check,\n"
 	        "plugins, confine, approve, run, cancel.  A run's output comes as run.output notifications\n"
 	        "(base64), its result as the response; approvals asked of the\n"
-	        "client come as approval.ask requests.  See warden(1).\n"
+	        "client come as approval.ask requests, and approval.withdrawn\n"
+	        "notifications void those no longer asked.  See warden(1).\n"
 	        "\n"
 	        "  --socket PATH   listen on a unix socket instead of stdio\n"
 	        "  --help          this text\n");
