@@ -192,8 +192,11 @@ static int client_decide(void *ud, const struct warden_request *req,
 {
 	const struct link *l = ud;
 
-	if (client_fn == NULL)
+	if (client_fn == NULL) {
+		snprintf(err, errlen, "no client is connected (warden serve or "
+		         "warden mcp connects one)");
 		return WARDEN_DECISION_DELEGATE;
+	}
 	return client_fn(client_ud, req, l->timeout_ms, err, errlen);
 }
 
@@ -525,6 +528,8 @@ static int consult(struct warden_approval *a, struct link *l,
 		*decision = d;
 		return CONSULT_DECIDED;
 	case WARDEN_DECISION_DELEGATE:
+		/* Why it could not answer, if it said (ABI 1.1). */
+		answerer_text(err, WARDEN_APPROVAL_REASON_MAX, reason, len);
 		return CONSULT_DELEGATE;
 	case WARDEN_DECISION_ERROR:
 		answerer_text(err[0] ? err : "no reason given",
@@ -738,6 +743,9 @@ static int set_command(json_t *o, const struct warden_approval_request *req)
 	       json_object_set_new(o, "path_dropped",
 	                           jlist((const char *const *)p->path_dropped,
 	                                 p->n_path_dropped)) < 0 ||
+	       json_object_set_new(o, "env_config",
+	                           jlist((const char *const *)p->env_config,
+	                                 p->n_env_config)) < 0 ||
 	       json_object_set_new(o, "path",
 	                           jstr(warden_program_path_value(p))) < 0 ? -1 : 0;
 }
@@ -797,8 +805,11 @@ static void dispatch(struct warden_approval *a, const struct warden_request *wr,
                      long long deadline_at, int cancel_fd,
                      struct warden_approval_result *res)
 {
-	size_t i;
+	size_t i, used = 0;
 	int r, d = 0;
+	/* Why each answerer that delegated could not answer: "name: why",
+	 * for the reason when none decided. */
+	char why[sizeof(res->reason)] = "";
 
 	for (i = 0; i < a->n; i++) {
 		res->reason[0] = '\0';
@@ -810,6 +821,15 @@ static void dispatch(struct warden_approval *a, const struct warden_request *wr,
 				say(res->delegated[res->n_delegated],
 				    sizeof(res->delegated[0]), "%s", a->links[i]->name);
 			res->n_delegated++;
+			if (res->reason[0] != '\0' && used < sizeof(why) - 1) {
+				int k = snprintf(why + used, sizeof(why) - used,
+				                 "%s%s: %s", used ? "; " : "",
+				                 a->links[i]->name, res->reason);
+
+				if (k > 0)
+					used = used + (size_t)k >= sizeof(why)
+					     ? sizeof(why) - 1 : used + (size_t)k;
+			}
 			continue;
 		case CONSULT_DECIDED:
 			res->outcome = d == WARDEN_DECISION_ALLOWED_ONCE
@@ -840,9 +860,11 @@ static void dispatch(struct warden_approval *a, const struct warden_request *wr,
 		}
 	}
 	res->outcome = WARDEN_OUTCOME_UNAVAILABLE;
-	say(res->reason, sizeof(res->reason), a->n == 0
-	         ? "no answerer is configured" : "no answerer decided (every "
-	         "answerer delegated)");
+	if (a->n == 0)
+		say(res->reason, sizeof(res->reason), "no answerer is configured");
+	else
+		say(res->reason, sizeof(res->reason), "no answerer decided (every "
+		    "answerer delegated)%s%s", why[0] ? ": " : "", why);
 }
 
 int warden_approval_ask(struct warden_approval *a, struct warden_session *s,
@@ -910,6 +932,8 @@ int warden_approval_ask(struct warden_approval *a, struct warden_session *s,
 			wr.n_env_removed = p->n_env_removed;
 			wr.path_dropped = (const char *const *)p->path_dropped;
 			wr.n_path_dropped = p->n_path_dropped;
+			wr.env_config = (const char *const *)p->env_config;
+			wr.n_env_config = p->n_env_config;
 			wr.path = warden_program_path_value(p);
 		}
 		if (withdrawal_arm(&wd) < 0)

@@ -133,6 +133,9 @@ static json_t *command_json(const struct warden_approval_request *req,
 	json_object_set_new(o, "path_dropped",
 	                    names_json((const char *const *)p->path_dropped,
 	                               p->n_path_dropped));
+	json_object_set_new(o, "env_config",
+	                    names_json((const char *const *)p->env_config,
+	                               p->n_env_config));
 	json_object_set_new(o, "path",
 	                    warden_cli_json_string(warden_program_path_value(p)));
 	return o;

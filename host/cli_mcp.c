@@ -24,7 +24,12 @@
  *
  * Approvals: the built-in answerer `plugin = client` asks this client
  * through elicitation/create when it declared elicitation, and delegates
- * to the rest of the waterfall when it did not.
+ * to the rest of the waterfall when it did not.  An elicitation that
+ * becomes void before its answer (the tool call cancelled, no answer in
+ * time, the run ended) is withdrawn with notifications/cancelled.  When
+ * no answerer of the waterfall can answer here (the client answerer
+ * without elicitation, tty without a terminal), the model is not invited
+ * to escalate.
  *
  * No tool changes the session's mode, network or policy: a model that
  * could set its own mode would escape the approval that guards every
@@ -33,6 +38,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -40,11 +46,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
 
+#include "approval.h"
 #include "cli.h"
 #include "mcp.h"
 #include "policy.h"
@@ -64,6 +72,8 @@ struct mcp {
 	char *session;              /* the connection's session id */
 	const char *version;        /* negotiated, NULL before initialize */
 	int elicit;                 /* the client declared form elicitation */
+	char no_approver[512];      /* why nobody can approve an escalation
+	                               here ("": someone may) */
 };
 
 /* One tools/call of run, from start to its response. */
@@ -160,8 +170,8 @@ static void ask_by_elicitation(struct warden_server *srv, void *arg,
 	}
 	a->ask = ask;
 	a->timeout_ms = timeout_ms;
-	if (warden_server_request(srv, "elicitation/create", params, timeout_ms,
-	                          elicited, a) < 0) {
+	if (warden_server_ask_request(srv, ask, "elicitation/create", params,
+	                              timeout_ms, elicited, a) < 0) {
 		free(a);
 		warden_server_answer(srv, ask, WARDEN_DECISION_ERROR,
 		                     "the client cannot be asked");
@@ -277,7 +287,19 @@ static void run_done(struct warden_server *srv, void *arg,
 		snprintf(text, sizeof(text), "nothing ran: %s", o->err.msg);
 		res = warden_mcp_tool_error(text);
 	} else {
-		res = warden_mcp_run_result(o->report, &c->out, &c->err);
+		json_t *rep = o->report;
+
+		/* Nobody can approve: no retry with an escalation is offered. */
+		if (c->m->no_approver[0] != '\0' &&
+		    (rep = json_deep_copy(o->report)) != NULL) {
+			json_object_set_new(rep, "escalate_to", json_null());
+			json_object_set_new(rep, "escalate_network", json_false());
+			json_object_set_new(rep, "no_approver",
+			                    json_string(c->m->no_approver));
+		}
+		res = rep != NULL ? warden_mcp_run_result(rep, &c->out, &c->err) : NULL;
+		if (rep != o->report)
+			json_decref(rep);
 	}
 	if (res == NULL)
 		warden_server_error(srv, c->id, WARDEN_RPC_INTERNAL_ERROR, "out of memory", NULL);
@@ -286,11 +308,23 @@ static void run_done(struct warden_server *srv, void *arg,
 	call_free(c);
 }
 
+/* The elicitation is void: MCP's notifications/cancelled for it. */
+static void run_withdraw(struct warden_server *srv, void *arg,
+                         json_t *request_id, const char *why)
+{
+	(void)arg;
+	warden_server_notify(srv, "notifications/cancelled",
+	                     json_pack("{s:o,s:s}", "requestId", request_id,
+	                               "reason", why));
+}
+
 static const struct warden_server_run_ops ops_elicit = {
 	run_output, run_notice, ask_by_elicitation, run_done, run_tick,
+	run_withdraw, NULL,
 };
 static const struct warden_server_run_ops ops_waterfall = {
-	run_output, run_notice, NULL, run_done, run_tick,
+	run_output, run_notice, NULL, run_done, run_tick, NULL,
+	"the client did not declare elicitation (nobody to ask through it)",
 };
 
 static void tool_error(struct warden_server *srv, json_t *id, const char *text)
@@ -394,6 +428,49 @@ static void call_state(struct warden_server *srv, struct mcp *m, json_t *id)
 
 /* -------------------------------------------------------------- methods */
 
+/* Whether an answerer of the waterfall can answer an escalation asked in
+ * this connection: fills m->no_approver with why none can ("" when one
+ * may).  The client answerer cannot when the client did not declare
+ * elicitation, the tty answerer when warden has no terminal it may use;
+ * any other answerer (a program, rules, ...) may decide. */
+static void find_approver(struct mcp *m)
+{
+	const struct warden_config_plugin *pl;
+	const char *base;
+	size_t i, used = 0;
+	int fd, tty_ok = 0, k;
+
+	m->no_approver[0] = '\0';
+	fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (fd >= 0) {
+		tty_ok = tcgetpgrp(fd) == getpgrp();
+		close(fd);
+	}
+	if (m->cfg->n_answerers == 0) {
+		snprintf(m->no_approver, sizeof(m->no_approver), "no answerer is configured");
+		return;
+	}
+	for (i = 0; i < m->cfg->n_answerers; i++) {
+		const char *why;
+
+		pl = &m->cfg->answerers[i];
+		base = strrchr(pl->plugin, '/') != NULL ? strrchr(pl->plugin, '/') + 1 : pl->plugin;
+		if (strcmp(pl->plugin, WARDEN_APPROVAL_CLIENT) == 0 && !m->elicit)
+			why = "the client did not declare elicitation";
+		else if ((strcmp(base, "tty") == 0 || strcmp(base, "tty.so") == 0) && !tty_ok)
+			why = "no terminal";
+		else {
+			m->no_approver[0] = '\0';
+			return;
+		}
+		k = snprintf(m->no_approver + used, sizeof(m->no_approver) - used,
+		             "%s%s: %s", used ? "; " : "", pl->name, why);
+		if (k > 0)
+			used = used + (size_t)k >= sizeof(m->no_approver)
+			     ? sizeof(m->no_approver) - 1 : used + (size_t)k;
+	}
+}
+
 static void m_initialize(struct warden_server *srv, json_t *id, json_t *params,
                          void *ud)
 {
@@ -405,7 +482,9 @@ static void m_initialize(struct warden_server *srv, json_t *id, json_t *params,
 	m->version = warden_mcp_version(json_string_value(json_object_get(params,
 	                                                                 "protocolVersion")));
 	m->elicit = warden_mcp_client_elicits(params);
-	res = warden_mcp_initialize_result(m->version, m->session, m->root);
+	find_approver(m);
+	res = warden_mcp_initialize_result(m->version, m->session, m->root,
+	                                   m->no_approver[0] ? m->no_approver : NULL);
 	if (res == NULL)
 		warden_server_error(srv, id, WARDEN_RPC_INTERNAL_ERROR, "out of memory", NULL);
 	else
@@ -425,11 +504,12 @@ static void m_tools_list(struct warden_server *srv, json_t *id, json_t *params,
 {
 	json_t *res;
 
+	struct mcp *m = ud;
+
 	(void)params;
-	(void)ud;
 	if (id == NULL)
 		return;
-	res = warden_mcp_tools_list();
+	res = warden_mcp_tools_list(m->no_approver[0] ? m->no_approver : NULL);
 	if (res == NULL)
 		warden_server_error(srv, id, WARDEN_RPC_INTERNAL_ERROR, "out of memory", NULL);
 	else

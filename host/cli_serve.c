@@ -11,7 +11,10 @@
  * the command has it) or, for an exit status of 64 and above, with a
  * JSON-RPC error whose code is that status and whose message is the line
  * the command printed.  Approvals that the built-in answerer `client`
- * asks go to the client as `approval.ask` requests.
+ * asks go to the client as `approval.ask` requests; one that becomes
+ * void before the client replied (its run cancelled or ended, no reply
+ * in time, the client gone) is withdrawn with an `approval.withdrawn`
+ * notification naming it.
  *
  * The socket: created 0600 in a directory that no other user can write
  * to (group- or other-writable only with the sticky bit, owned by this
@@ -72,7 +75,8 @@ static void usage(FILE *f)
 	        "preset.list, preset.select, preset.current, config.check,\n"
 	        "plugins, confine, approve, run, cancel.  A run's output comes as run.output notifications\n"
 	        "(base64), its result as the response; approvals asked of the\n"
-	        "client come as approval.ask requests.  See warden(1).\n"
+	        "client come as approval.ask requests, and approval.withdrawn\n"
+	        "notifications void those no longer asked.  See warden(1).\n"
 	        "\n"
 	        "  --socket PATH   listen on a unix socket instead of stdio\n"
 	        "  --help          this text\n");
@@ -173,15 +177,26 @@ static void ask_client(struct warden_server *srv, json_t *id, unsigned long ask,
 	}
 	a->ask = ask;
 	a->timeout_ms = timeout_ms;
-	if (warden_server_request(srv, "approval.ask",
-	                          json_pack("{s:O,s:O,s:I}", "id", id,
-	                                    "request", request, "timeout_ms",
-	                                    (json_int_t)timeout_ms),
-	                          timeout_ms, asked, a) < 0) {
+	if (warden_server_ask_request(srv, ask, "approval.ask",
+	                              json_pack("{s:O,s:O,s:I}", "id", id,
+	                                        "request", request, "timeout_ms",
+	                                        (json_int_t)timeout_ms),
+	                              timeout_ms, asked, a) < 0) {
 		free(a);
 		warden_server_answer(srv, ask, WARDEN_DECISION_ERROR,
 		                     "the client cannot be asked");
 	}
+}
+
+/* The approval.ask sent under request_id is void: approval.withdrawn
+ * {ask, id, reason}, ask the approval.ask's JSON-RPC id, id the call's. */
+static void withdraw_client(struct warden_server *srv, json_t *id,
+                            json_t *request_id, const char *why)
+{
+	warden_server_notify(srv, "approval.withdrawn",
+	                     json_pack("{s:o,s:O,s:s}", "ask", request_id,
+	                               "id", id != NULL ? id : json_null(),
+	                               "reason", why));
 }
 
 /* -------------------------------------------------------------- params */
@@ -435,8 +450,14 @@ static void call_done(struct warden_server *srv, void *arg,
 	call_free(c);
 }
 
+static void call_withdraw(struct warden_server *srv, void *arg,
+                          json_t *request_id, const char *why)
+{
+	withdraw_client(srv, ((struct call *)arg)->id, request_id, why);
+}
+
 static const struct warden_server_run_ops call_ops = {
-	call_output, NULL, call_ask, call_done, NULL,
+	call_output, NULL, call_ask, call_done, NULL, call_withdraw, NULL,
 };
 
 /* Starts the CLI's fn with argv (NULL-ended list of strings). */
@@ -862,8 +883,14 @@ static void run_done(struct warden_server *srv, void *arg,
 	free(x);
 }
 
+static void run_withdraw(struct warden_server *srv, void *arg,
+                         json_t *request_id, const char *why)
+{
+	withdraw_client(srv, ((struct running *)arg)->id, request_id, why);
+}
+
 static const struct warden_server_run_ops run_ops = {
-	run_output, run_notice, run_ask, run_done, NULL,
+	run_output, run_notice, run_ask, run_done, NULL, run_withdraw, NULL,
 };
 
 static void m_run(struct warden_server *srv, json_t *id, json_t *params, void *ud)

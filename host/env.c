@@ -105,6 +105,65 @@ const char *const warden_env_startup_names[] = {
 	"CARGO_TARGET_*",
 	"npm_config_*",
 	"NPM_CONFIG_*",
+	"PIP_*",
+	"PYTHONBREAKPOINT",
+	"PYTHONPLATLIBDIR",
+	"CLASSPATH",
+	"DOTNET_STARTUP_HOOKS",
+	"LUA_INIT*",
+	"LUA_PATH*",
+	"LUA_CPATH*",
+	"VIMINIT",
+	"EXINIT",
+	"MAVEN_OPTS",
+	"GRADLE_OPTS",
+	"GOFLAGS",
+	"GOTOOLCHAIN",
+	"GOPROXY",
+	"RUSTUP_TOOLCHAIN",
+	"CARGO_ALIAS_*",
+	"CARGO_REGISTRIES_*",
+	"CARGO_REGISTRY_*",
+	"CARGO_SOURCE_*",
+	"BUNDLE_GEMFILE",
+	NULL,
+};
+
+/* Where programs read their configuration, or code, from: HOME (every
+ * dotfile: ~/.gitconfig with its core.fsmonitor, aliases and hook path,
+ * ~/.npmrc, ~/.pip, ~/.local's Python user site and its .pth files,
+ * ~/.bashrc, ~/.cargo), the XDG base directories (git/config, pip/pip.conf
+ * ...), and the homes of the common toolchains. */
+const char *const warden_env_location_names[] = {
+	"HOME",
+	"XDG_CONFIG_HOME",
+	"XDG_DATA_HOME",
+	"XDG_CACHE_HOME",
+	"XDG_STATE_HOME",
+	"XDG_CONFIG_DIRS",
+	"XDG_DATA_DIRS",
+	"ZDOTDIR",
+	"INPUTRC",
+	"PYTHONPYCACHEPREFIX",
+	"CARGO_HOME",
+	"RUSTUP_HOME",
+	"GOPATH",
+	"GOROOT",
+	"GOENV",
+	"GOMODCACHE",
+	"GEM_HOME",
+	"GEM_PATH",
+	"GRADLE_USER_HOME",
+	"NVM_DIR",
+	"DENO_DIR",
+	"COMPOSER_HOME",
+	"GNUPGHOME",
+	"CURL_HOME",
+	"WGETRC",
+	"KUBECONFIG",
+	"DOCKER_CONFIG",
+	"EMACSLOADPATH",
+	"MYVIMRC",
 	NULL,
 };
 
@@ -289,42 +348,79 @@ void warden_env_names_free(char **names, size_t n)
 	free(names);
 }
 
-int warden_env_build_approved(char *const *env, const char *const *patterns,
-                              size_t n, const char *path_entry,
-                              const char *pwd_entry, char ***out,
-                              char ***removed, size_t *n_removed,
-                              struct warden_error *err)
+/* Appends a copy of the n bytes at s to list (room for it is there). */
+static int add_copy(char **list, size_t *n, const char *s, size_t len)
 {
-	size_t total = 0, kept = 0, nrm = 0, i;
-	char **list, **rm, *name;
+	if ((list[*n] = strndup(s, len)) == NULL)
+		return -1;
+	(*n)++;
+	return 0;
+}
+
+int warden_env_build_approved(char *const *env, const char *const *patterns,
+                              size_t n, const struct warden_env_approved *a,
+                              struct warden_env_changes *ch,
+                              char ***out, struct warden_error *err)
+{
+	size_t total = 0, kept = 0, i;
+	char **list, *name;
+	const char *value;
 	size_t len;
-	int startup;
+	int startup, home_seen = 0;
 
 	*out = NULL;
-	*removed = NULL;
-	*n_removed = 0;
+	memset(ch, 0, sizeof(*ch));
 	while (env != NULL && env[total] != NULL)
 		total++;
-	list = calloc(total + 3, sizeof(*list));
-	rm = calloc(total + 1, sizeof(*rm));
-	if (list == NULL || rm == NULL)
+	list = calloc(total + 4, sizeof(*list));
+	ch->removed = calloc(total + 2, sizeof(*ch->removed));
+	ch->config = calloc(total + 2, sizeof(*ch->config));
+	if (list == NULL || ch->removed == NULL || ch->config == NULL)
 		goto oom;
 	for (i = 0; i < total; i++) {
 		if ((len = name_len(env[i])) == 0)
 			continue;
+		value = env[i] + len + 1;
 		/* The caller's PATH is replaced (or dropped). */
 		if (strncmp(env[i], "PATH=", 5) == 0)
 			continue;
-		if (pwd_entry != NULL && strncmp(env[i], "PWD=", 4) == 0)
+		if (a->pwd_entry != NULL && strncmp(env[i], "PWD=", 4) == 0)
 			continue;
+		/* HOME is the user's own; the caller's, when another, is
+		 * listed as removed (once). */
+		if (a->home_entry != NULL && strncmp(env[i], "HOME=", 5) == 0) {
+			if (strcmp(env[i], a->home_entry) != 0 && !home_seen++ &&
+			    add_copy(ch->removed, &ch->n_removed, "HOME", 4) < 0)
+				goto oom;
+			continue;
+		}
 		if ((name = strndup(env[i], len)) == NULL)
 			goto oom;
 		startup = warden_env_name_matches(name, warden_env_loader_names,
 		                                  count(warden_env_loader_names)) ||
 		          warden_env_name_matches(name, warden_env_startup_names,
 		                                  count(warden_env_startup_names));
+		if (!startup && strncmp(name, WARDEN_ENV_OWN_PREFIX,
+		                        strlen(WARDEN_ENV_OWN_PREFIX)) != 0 &&
+		    !warden_env_name_matches(name, patterns, n) &&
+		    warden_env_name_matches(name, warden_env_location_names,
+		                            count(warden_env_location_names))) {
+			/* A place to read configuration from: kept (and shown)
+			 * only where the sandboxed command cannot write. */
+			if (a->location_ok != NULL &&
+			    !a->location_ok(value, a->arg)) {
+				ch->removed[ch->n_removed++] = name;
+				continue;
+			}
+			free(name);
+			if (add_copy(ch->config, &ch->n_config, env[i],
+			             strlen(env[i])) < 0)
+				goto oom;
+			list[kept++] = env[i];
+			continue;
+		}
 		if (startup) {
-			rm[nrm++] = name;
+			ch->removed[ch->n_removed++] = name;
 			continue;
 		}
 		if (strncmp(name, WARDEN_ENV_OWN_PREFIX,
@@ -333,19 +429,39 @@ int warden_env_build_approved(char *const *env, const char *const *patterns,
 			list[kept++] = env[i];
 		free(name);
 	}
-	if (path_entry != NULL)
-		list[kept++] = (char *)path_entry;
-	if (pwd_entry != NULL)
-		list[kept++] = (char *)pwd_entry;
+	if (a->home_entry != NULL) {
+		list[kept++] = (char *)a->home_entry;
+		/* First: the approver reads HOME before the rest. */
+		memmove(ch->config + 1, ch->config,
+		        ch->n_config * sizeof(*ch->config));
+		ch->n_config++;
+		if ((ch->config[0] = strdup(a->home_entry)) == NULL) {
+			ch->n_config--;
+			memmove(ch->config, ch->config + 1,
+			        ch->n_config * sizeof(*ch->config));
+			goto oom;
+		}
+	}
+	if (a->path_entry != NULL)
+		list[kept++] = (char *)a->path_entry;
+	if (a->pwd_entry != NULL)
+		list[kept++] = (char *)a->pwd_entry;
 	list[kept] = NULL;
 	*out = list;
-	*removed = rm;
-	*n_removed = nrm;
 	return 0;
 oom:
 	free(list);
-	warden_env_names_free(rm, nrm);
+	warden_env_changes_free(ch);
 	return warden_error_set(err, WARDEN_EOS, "environment: out of memory");
+}
+
+void warden_env_changes_free(struct warden_env_changes *ch)
+{
+	if (ch->removed != NULL)
+		warden_env_names_free(ch->removed, ch->n_removed);
+	if (ch->config != NULL)
+		warden_env_names_free(ch->config, ch->n_config);
+	memset(ch, 0, sizeof(*ch));
 }
 
 int warden_env_set(char ***envp, const char *entry, struct warden_error *err)

@@ -38,6 +38,20 @@
  *                   removed too, and PATH is the one the approver was shown
  *                   (host/program.h).
  *
+ *   location names  for an approved command too: the variables that say
+ *                   where programs read their configuration or code from
+ *                   (warden_env_location_names: HOME, XDG_CONFIG_HOME and
+ *                   the other XDG base directories, CARGO_HOME, GOPATH,
+ *                   KUBECONFIG, ...).  HOME is the user's own, from
+ *                   /etc/passwd, whatever the caller's said; each other one
+ *                   is removed when a directory or file it names (each
+ *                   entry of a ':' list) is relative or lies under a
+ *                   writable root (the workspace root, the roots beside it,
+ *                   the temp areas), where the sandboxed command could have
+ *                   planted a ~/.gitconfig with a core.fsmonitor, a
+ *                   git/config, an .npmrc, a Python .pth file.  What the
+ *                   command gets of them is shown to the approver.
+ *
  * Otherwise nothing is touched: BASH_ENV, ENV and the like are the
  * caller's choice and act inside the boundary, like the command itself.
  */
@@ -58,6 +72,12 @@ extern const char *const warden_env_loader_names[];
 /* The start-up names removed from an approved command, NULL-terminated
  * globs (besides the loader names). */
 extern const char *const warden_env_startup_names[];
+
+/* The names that say where programs read configuration or code from
+ * (HOME, the XDG base directories, the toolchains' homes), NULL-terminated:
+ * kept in an approved command only when they name no place under a
+ * writable root. */
+extern const char *const warden_env_location_names[];
 
 /* 1 when `name` (no '=') matches one of the n patterns, case-insensitively. */
 int warden_env_name_matches(const char *name, const char *const *patterns,
@@ -83,22 +103,46 @@ int warden_env_patterns(const struct warden_config *cfg,
 int warden_env_build(char *const *env, const char *const *patterns, size_t n,
                      int for_runner, char ***out, struct warden_error *err);
 
+/* What an approved command's environment is built from, besides the
+ * caller's: the entries warden sets ("NAME=value", borrowed; NULL: none)
+ * and the judge of a location's value. */
+struct warden_env_approved {
+	const char *path_entry;  /* PATH (NULL: no PATH at all) */
+	const char *pwd_entry;   /* PWD (NULL: PWD left as it is) */
+	const char *home_entry;  /* HOME, the user's own (NULL: HOME is judged
+	                            like the other location names) */
+	/* 1 when a location name's value may be kept: every directory or
+	 * file it names lies outside every writable root.  NULL: all kept. */
+	int (*location_ok)(const char *value, void *arg);
+	void *arg;
+};
+
+/* What changed, for the approver: new arrays of new strings (free with
+ * warden_env_changes_free). */
+struct warden_env_changes {
+	char **removed;   /* names removed: loader, start-up, location names
+	                     judged unsafe, and HOME when the caller's was
+	                     not the user's own; in environment order */
+	size_t n_removed;
+	char **config;    /* "NAME=value" of every location name the command
+	                     gets, HOME first */
+	size_t n_config;
+};
+
 /*
  * The environment of an approved command: `env` without warden's own
  * names, the names that match the n scrub patterns, the loader names and
- * the start-up names;
- * PATH is `path_entry` ("PATH=...", borrowed; NULL: no PATH at all) and
- * PWD is `pwd_entry` ("PWD=...", borrowed, or NULL to leave PWD as it
- * is).  *out points into env and the entries (free only the array).  The
- * names removed as loader or start-up names (not the scrubbed ones), in
- * environment order, go into a new array of new strings in *removed
- * (free with warden_env_names_free).  0 or -WARDEN_EOS.
+ * the start-up names, and the location names (warden_env_location_names)
+ * whose value location_ok refuses; HOME, PATH and PWD are a's entries.
+ * *out points into env and a's entries (free only the array); *ch says
+ * what changed.  0 or -WARDEN_EOS.
  */
 int warden_env_build_approved(char *const *env, const char *const *patterns,
-                              size_t n, const char *path_entry,
-                              const char *pwd_entry, char ***out,
-                              char ***removed, size_t *n_removed,
-                              struct warden_error *err);
+                              size_t n, const struct warden_env_approved *a,
+                              struct warden_env_changes *ch,
+                              char ***out, struct warden_error *err);
+
+void warden_env_changes_free(struct warden_env_changes *ch);
 
 void warden_env_names_free(char **names, size_t n);
 

@@ -42,11 +42,21 @@ int warden_mcp_client_elicits(const json_t *init_params)
 
 json_t *warden_mcp_initialize_result(const char *version,
                                      const char *session_id,
-                                     const char *root)
+                                     const char *root,
+                                     const char *no_approver)
 {
 	char instructions[8192];
 
-	snprintf(instructions, sizeof(instructions),
+	if (no_approver != NULL)
+		snprintf(instructions, sizeof(instructions),
+		         "Run shell commands with the `run` tool: each runs sandboxed in the "
+		         "workspace %.4000s (session %.200s). Nobody can approve an escalation "
+		         "in this connection (%.1000s): when a run is denied, do it another "
+		         "way, inside the sandbox.",
+		         root != NULL ? root : "", session_id != NULL ? session_id : "",
+		         no_approver);
+	else
+		snprintf(instructions, sizeof(instructions),
 	         "Run shell commands with the `run` tool: each runs sandboxed in the "
 	         "workspace %.4000s (session %.200s). When a run is denied, its result "
 	         "says which mode a retry needs (escalate_to): call `run` again with "
@@ -120,6 +130,11 @@ static json_t *run_output_schema(void)
 		"description", "after a denial by the restricted network: a retry must ask "
 		"for the network (run with escalate_network true)"));
 	json_object_set_new(props, "reason", json_pack("{s:s}", "type", "string"));
+	s = nullable("string");
+	json_object_set_new(s, "description", json_string(
+		"why nobody can approve an escalation in this connection (then "
+		"escalate_to is null and escalate_network false); else absent"));
+	json_object_set_new(props, "no_approver", s);
 	json_object_set_new(props, "session", nullable("string"));
 	json_object_set_new(props, "status", json_pack("{s:s}", "type", "integer"));
 	json_object_set_new(props, "stdout", json_pack("{s:s}", "type", "string"));
@@ -130,7 +145,7 @@ static json_t *run_output_schema(void)
 	                 "stdout", "stderr");
 }
 
-static json_t *run_tool(void)
+static json_t *run_tool(const char *no_approver)
 {
 	json_t *in = json_pack(
 		"{s:s,s:{"
@@ -160,6 +175,17 @@ static json_t *run_tool(void)
 		"required", "command", "additionalProperties", 0);
 	json_t *out = run_output_schema();
 
+	if (no_approver != NULL)
+		return json_pack("{s:s,s:s,s:s,s:o,s:o,s:{s:b,s:b,s:b,s:b}}",
+		                 "name", WARDEN_MCP_TOOL_RUN, "title", "Run a shell command (sandboxed)",
+		                 "description",
+		                 "Runs one shell command in the workspace inside warden's sandbox and "
+		                 "returns its stdout, stderr, exit status and class (ok, failed, denied, "
+		                 "sandbox-error). Nobody can approve an escalation in this connection: "
+		                 "a denied command has to be done another way, inside the sandbox.",
+		                 "inputSchema", in, "outputSchema", out,
+		                 "annotations", "readOnlyHint", 0, "destructiveHint", 1,
+		                 "idempotentHint", 0, "openWorldHint", 1);
 	return json_pack("{s:s,s:s,s:s,s:o,s:o,s:{s:b,s:b,s:b,s:b}}",
 	                 "name", WARDEN_MCP_TOOL_RUN, "title", "Run a shell command (sandboxed)",
 	                 "description",
@@ -190,9 +216,9 @@ static json_t *state_tool(void)
 	                 "annotations", "readOnlyHint", 1, "openWorldHint", 0);
 }
 
-json_t *warden_mcp_tools_list(void)
+json_t *warden_mcp_tools_list(const char *no_approver)
 {
-	return json_pack("{s:[o,o]}", "tools", run_tool(), state_tool());
+	return json_pack("{s:[o,o]}", "tools", run_tool(no_approver), state_tool());
 }
 
 /* ------------------------------------------------------------- arguments */
@@ -430,7 +456,10 @@ static char *run_text(const json_t *r, const char *out, const char *err)
 	    json_is_true(json_object_get(r, "network_denied"))) {
 		t = append(t, "denied by the restricted network (%s sandbox): %s\n", mode,
 		           str(r, "network_denial"));
-		if (t != NULL && json_is_true(json_object_get(r, "escalate_network")))
+		if (t != NULL && str(r, "no_approver")[0] != '\0')
+			t = append(t, "Escalation is not possible here (nobody can approve it: %s): "
+			           "do it another way, without the network.\n", str(r, "no_approver"));
+		else if (t != NULL && json_is_true(json_object_get(r, "escalate_network")))
 			t = append(t, "To ask the user for the network, call run again with the same "
 			           "command, \"escalate_network\": true and a \"justification\" saying "
 			           "why it needs the network; an allowed escalation covers that one run.\n");
@@ -446,7 +475,10 @@ static char *run_text(const json_t *r, const char *out, const char *err)
 		const char *to = str(r, "escalate_to");
 
 		t = append(t, "denied by the %s sandbox: %s\n", mode, str(r, "denial"));
-		if (to[0] != '\0')
+		if (str(r, "no_approver")[0] != '\0')
+			t = append(t, "Escalation is not possible here (nobody can approve it: %s): "
+			           "do it another way, inside the workspace.\n", str(r, "no_approver"));
+		else if (to[0] != '\0')
 			t = append(t, "To ask the user for more, call run again with the same command, "
 			           "\"escalate\": \"%s\" and a \"justification\" saying why it needs that; "
 			           "an allowed escalation covers that one run.\n", to);
@@ -575,6 +607,7 @@ json_t *warden_mcp_elicit_params(const json_t *req)
 		t = append(t, "Warning: the program lies where the sandboxed agent could have written it.\n");
 	t = list_text(t, "Removed from the environment", json_object_get(req, "env_removed"));
 	t = list_text(t, "Dropped from PATH", json_object_get(req, "path_dropped"));
+	t = list_text(t, "Configuration read from", json_object_get(req, "env_config"));
 	if (t != NULL)
 		t = append(t, "\nAccept to run it once; decline to refuse.");
 	if (t == NULL)

@@ -36,13 +36,17 @@ const char *warden_mcp_version(const char *requested);
  * "elicitation" object means form, as before modes existed). */
 int warden_mcp_client_elicits(const struct json_t *init_params);
 
-/* The initialize result; NULL when out of memory. */
+/* The initialize result; NULL when out of memory.  no_approver: NULL
+ * when an escalation may be approved in this connection, else why nobody
+ * can (the instructions then do not invite the model to escalate). */
 struct json_t *warden_mcp_initialize_result(const char *version,
                                             const char *session_id,
-                                            const char *root);
+                                            const char *root,
+                                            const char *no_approver);
 
-/* The tools/list result; NULL when out of memory. */
-struct json_t *warden_mcp_tools_list(void);
+/* The tools/list result; NULL when out of memory.  no_approver as for
+ * initialize: the run tool's description invites no escalation then. */
+struct json_t *warden_mcp_tools_list(const char *no_approver);
 
 /* A run tool call's arguments, checked. */
 struct warden_mcp_run_args {
@@ -80,7 +84,8 @@ void warden_mcp_output_free(struct warden_mcp_output *o);
  * `run --json` object: class, exit, ..., escalate_to, status, session),
  * borrowed; out/err the command's output (any bytes; NULL: none).  The
  * text block is what a model should read — exit, class, stdout, stderr
- * and, after a denial, how to ask; structuredContent is the object with
+ * and, after a denial, how to ask (or, when the result has a
+ * "no_approver" string, that nobody can approve and why); structuredContent is the object with
  * "stdout" and "stderr" added (UTF-8, invalid bytes replaced; what was
  * left out of a long one is said in a line where it was).  isError unless
  * the command ran and exited 0.  NULL when out of memory.

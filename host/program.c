@@ -13,9 +13,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "denyread.h"
 #include "env.h"
 #include "policy.h"
 #include "program.h"
+#include "scratch.h"
 
 extern char **environ;
 
@@ -52,7 +54,9 @@ void warden_program_free(struct warden_program *p)
 	free(p->path_entry);
 	free(p->pwd_entry);
 	warden_env_names_free(p->env_removed, p->n_env_removed);
+	warden_env_names_free(p->env_config, p->n_env_config);
 	free_list(p->path_dropped, p->n_path_dropped);
+	free(p->home_entry);
 	warden_program_init(p);
 }
 
@@ -207,14 +211,47 @@ static int list_add(char ***list, size_t *n, const char *s, size_t len)
 	return 0;
 }
 
+struct roots_arg {
+	const char *const *roots;
+	size_t n;
+};
+
+/* A location name's value may be kept when every entry of it (a ':'
+ * list; empty entries mean "the default") is absolute and lies, as
+ * written and as resolved, outside every writable root. */
+static int location_ok(const char *value, void *arg)
+{
+	const struct roots_arg *r = arg;
+	char entry[PATH_MAX];
+	const char *s, *colon;
+	size_t len;
+
+	for (s = value;; s = colon + 1) {
+		colon = strchrnul(s, ':');
+		len = (size_t)(colon - s);
+		if (len >= sizeof(entry))
+			return 0;
+		memcpy(entry, s, len);
+		entry[len] = '\0';
+		if (len > 0 && !entry_safe(entry, r->roots, r->n))
+			return 0;
+		if (*colon == '\0')
+			return 1;
+	}
+}
+
 int warden_program_env(struct warden_program *p, char *const *env,
                        const char *const *patterns, size_t n_patterns,
                        const char *const *roots, size_t n_roots,
                        struct warden_error *err)
 {
 	const char *path = WARDEN_PROGRAM_DEFAULT_PATH, *s, *colon;
-	char entry[PATH_MAX], *q;
+	char entry[PATH_MAX], home[PATH_MAX], *q;
 	size_t i, len, kept = 0;
+	struct warden_env_approved a;
+	struct warden_env_changes ch;
+	struct roots_arg ra;
+	int r;
 
 	for (i = 0; env != NULL && env[i] != NULL; i++)
 		if (strncmp(env[i], "PATH=", 5) == 0)
@@ -246,9 +283,33 @@ int warden_program_env(struct warden_program *p, char *const *env,
 		return warden_error_set(err, WARDEN_EREFUSED,
 		                        "no PATH entry is left once those that are empty, relative or under a writable root of the session (%s) are dropped: nothing safe to search; give PATH directories outside it",
 		                        n_roots > 0 ? roots[0] : "none");
-	return warden_env_build_approved(env, patterns, n_patterns,
-	                                 p->path_entry, p->pwd_entry, &p->envp,
-	                                 &p->env_removed, &p->n_env_removed, err);
+	switch (warden_passwd_home(getuid(), home)) {
+	case 1:
+		if ((p->home_entry = malloc(strlen(home) + 6)) == NULL)
+			goto oom;
+		sprintf(p->home_entry, "HOME=%s", home);
+		break;
+	case 0:
+		break;  /* no entry: HOME is judged like the rest */
+	default:
+		return warden_error_errno(err, WARDEN_EOS, errno,
+		                          "cannot read /etc/passwd for the user's own HOME");
+	}
+	a.path_entry = p->path_entry;
+	a.pwd_entry = p->pwd_entry;
+	a.home_entry = p->home_entry;
+	a.location_ok = location_ok;
+	a.arg = &ra;
+	ra.roots = roots;
+	ra.n = n_roots;
+	if ((r = warden_env_build_approved(env, patterns, n_patterns, &a, &ch,
+	                                   &p->envp, err)) < 0)
+		return r;
+	p->env_removed = ch.removed;
+	p->n_env_removed = ch.n_removed;
+	p->env_config = ch.config;
+	p->n_env_config = ch.n_config;
+	return 0;
 oom:
 	return warden_error_set(err, WARDEN_EOS, "out of memory");
 }
@@ -460,11 +521,14 @@ int warden_program_describe(struct warden_program *p,
                             struct warden_error *err)
 {
 	const char **patterns = NULL;
-	const char *roots[1];
+	const char *roots[2];
+	char temp[PATH_MAX];
 	size_t n;
 	int r, root_fd = -1;
 
 	roots[0] = root;
+	warden_scratch_parent(temp);
+	roots[1] = temp;
 	if (cwd == NULL && (r = warden_root_open(root, &root_fd, err)) < 0)
 		return r;
 	r = warden_program_dir(p, cwd, root, root_fd, err);
@@ -472,9 +536,9 @@ int warden_program_describe(struct warden_program *p,
 		close(root_fd);
 	if (r < 0 || (r = warden_env_patterns(cfg, &patterns, &n, err)) < 0)
 		return r;
-	r = warden_program_env(p, environ, patterns, n, roots, 1, err);
+	r = warden_program_env(p, environ, patterns, n, roots, 2, err);
 	free(patterns);
 	if (r < 0)
 		return r;
-	return warden_program_open(p, argv0, roots, 1, why, whylen, err);
+	return warden_program_open(p, argv0, roots, 2, why, whylen, err);
 }

@@ -26,7 +26,13 @@
  *
  *   env       warden_env_build_approved() (host/env.h): the scrubbed
  *             names, the loader's and the start-up names removed (the
- *             removed ones are listed), PATH as above, PWD the directory.
+ *             removed ones are listed), PATH as above, PWD the directory,
+ *             HOME the user's own (/etc/passwd), and each other location
+ *             name (XDG_CONFIG_HOME, CARGO_HOME, ...) removed when it
+ *             names a place under a writable root, judged as PATH
+ *             entries are (the kept ones are listed with their values).
+ *             The writable roots include the temp areas (the temp area
+ *             parent, host/scratch.h): a confined run writes there too.
  *
  *   program   argv[0] with a '/' is taken relative to dir; a bare name is
  *             the first executable regular file of that name in the PATH
@@ -79,6 +85,10 @@ struct warden_program {
 	char **env_removed;         /* names removed as start-up or loader
 	                               names, in environment order */
 	size_t n_env_removed;
+	char **env_config;          /* "NAME=value" of the location names it
+	                               gets (host/env.h), HOME first */
+	size_t n_env_config;
+	char *home_entry;           /* "HOME=..." it gets, or NULL */
 	char **path_dropped;        /* PATH entries dropped, in PATH order */
 	size_t n_path_dropped;
 };
@@ -125,8 +135,8 @@ int warden_program_open(struct warden_program *p, const char *argv0,
 /*
  * All of it for one command: warden_program_dir (cwd, else the current
  * directory inside root, else root opened by warden_root_open), then the
- * environment from environ with cfg's scrub patterns and `root` as the
- * writable root, then the program argv0.  Returns as
+ * environment from environ with cfg's scrub patterns and `root` and the
+ * temp areas as the writable roots, then the program argv0.  Returns as
  * warden_program_open().
  */
 struct warden_config;

@@ -92,6 +92,7 @@ void warden_run_report_clear(struct warden_run_report *rep)
 	free(rep->argv);
 	warden_env_names_free(rep->env_removed, rep->n_env_removed);
 	warden_env_names_free(rep->path_dropped, rep->n_path_dropped);
+	warden_env_names_free(rep->env_config, rep->n_env_config);
 	warden_skipped_free(rep->skipped, rep->n_skipped);
 	free(rep->spawn);
 	json_decref(rep->roots);
@@ -311,7 +312,7 @@ json_t *warden_run_report_json(const struct warden_run_report *rep)
 			json_array_append_new(delegated, json_or_null(
 				warden_json_string_lossy(rep->escalation_delegated[i])));
 		json_object_set_new(o, "escalation",
-		                    json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:b,s:o,s:o}",
+		                    json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:b,s:o,s:o,s:o}",
 		                              "mode", rep->escalated_mode
 		                              ? json_string(warden_mode_name(rep->escalated_mode))
 		                              : json_null(),
@@ -337,7 +338,9 @@ json_t *warden_run_report_json(const struct warden_run_report *rep)
 		                              "env_removed", names_json(rep->env_removed,
 		                                                        rep->n_env_removed),
 		                              "path_dropped", names_json(rep->path_dropped,
-		                                                         rep->n_path_dropped)));
+		                                                         rep->n_path_dropped),
+		                              "env_config", names_json(rep->env_config,
+		                                                       rep->n_env_config)));
 	}
 	if (rep->refused != NULL)
 		json_object_set_new(o, "refused", json_string(rep->refused));
@@ -928,8 +931,8 @@ static int build_argv(struct run_ctx *x, struct warden_run_report *rep,
 
 /*
  * Before an escalation is asked about: the environment and the program it
- * would run (host/program.h), with the session's root and the roots
- * beside it as the writable roots.  0 when described; a WARDEN_RUN_NOT_FOUND / _CANNOT_EXEC status
+ * would run (host/program.h), with the session's root, the roots
+ * beside it and the temp areas as the writable roots.  0 when described; a WARDEN_RUN_NOT_FOUND / _CANNOT_EXEC status
  * with why; 0 with rep refused when it cannot run safely; or a negative
  * status.
  */
@@ -937,14 +940,16 @@ static int describe(struct run_ctx *x, struct warden_run_report *rep,
                     const char *root, char *why, size_t whylen,
                     struct warden_error *err)
 {
-	const char *roots[WARDEN_ROOTS_ALL + 1];
+	const char *roots[WARDEN_ROOTS_ALL + 2];
+	char temp[PATH_MAX], what[128];
 	size_t i, n = 0;
 	int r;
 
 	roots[n++] = root;
 	for (i = 0; i < x->roots.n; i++)
 		roots[n++] = x->roots.path[i];
-	char what[128];
+	warden_scratch_parent(temp);
+	roots[n++] = temp;
 
 	r = warden_program_env(&x->prog, environ, x->patterns, x->n_patterns,
 	                       roots, n, err);
@@ -995,8 +1000,10 @@ static int escalate(struct run_ctx *x, struct warden_run_report *rep,
 	rep->n_env_removed = x->prog.n_env_removed;
 	rep->path_dropped = x->prog.path_dropped;
 	rep->n_path_dropped = x->prog.n_path_dropped;
-	x->prog.env_removed = x->prog.path_dropped = NULL;
-	x->prog.n_env_removed = x->prog.n_path_dropped = 0;
+	rep->env_config = x->prog.env_config;
+	rep->n_env_config = x->prog.n_env_config;
+	x->prog.env_removed = x->prog.path_dropped = x->prog.env_config = NULL;
+	x->prog.n_env_removed = x->prog.n_path_dropped = x->prog.n_env_config = 0;
 	if (r < 0) {
 		/* No outcome: the request could not be asked or audited. */
 		rep->status = -r;

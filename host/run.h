@@ -169,6 +169,9 @@ struct warden_run_report {
 	size_t n_env_removed;
 	char **path_dropped;        /* escalation: the PATH entries dropped */
 	size_t n_path_dropped;
+	char **env_config;          /* escalation: "NAME=value" of the
+	                               location names it got, HOME first */
+	size_t n_env_config;
 	struct warden_skipped *skipped; /* backends passed over before the one
 	                               that confined it, in config order */
 	size_t n_skipped;

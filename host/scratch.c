@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -27,6 +28,19 @@ void warden_scratch_init(struct warden_scratch *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->fd = -1;
+}
+
+void warden_scratch_parent(char out[PATH_MAX])
+{
+	char base[PATH_MAX];
+	int n;
+
+	if (realpath(warden_scratch_base, base) == NULL)
+		snprintf(base, sizeof(base), "%s", warden_scratch_base);
+	n = snprintf(out, PATH_MAX, "%s/warden-%lu",
+	             strcmp(base, "/") ? base : "", (unsigned long)geteuid());
+	if (n < 0 || n >= PATH_MAX)  /* then nothing is there: the base */
+		snprintf(out, PATH_MAX, "%s", base);
 }
 
 /* The base directory, made when missing, as a descriptor: -1 with err. */

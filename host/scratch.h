@@ -33,6 +33,12 @@ struct warden_scratch {
 	int per_run;            /* removed by warden_scratch_close() */
 };
 
+/* The directory every temp area of the user lies in
+ * (WARDEN_SCRATCH_BASE/warden-UID), resolved as far as it exists: a
+ * writable root for what an approval judges (host/program.h), since a
+ * confined run of any session writes there. */
+void warden_scratch_parent(char out[PATH_MAX]);
+
 /* Nothing open: fd -1, dir "". */
 void warden_scratch_init(struct warden_scratch *s);
 

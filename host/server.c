@@ -51,6 +51,7 @@ struct pending {                /* a request of ours, waiting for a reply */
 	long long deadline;         /* ms, 0: none */
 	warden_server_reply_fn fn;
 	void *arg;
+	unsigned long ask;          /* the ask it puts to the client, 0: none */
 	struct pending *next;
 };
 
@@ -209,9 +210,9 @@ int warden_server_notify(struct warden_server *srv, const char *method,
 	return send_msg(srv, m);
 }
 
-int warden_server_request(struct warden_server *srv, const char *method,
-                          json_t *params, long timeout_ms,
-                          warden_server_reply_fn fn, void *arg)
+static int request(struct warden_server *srv, const char *method,
+                   json_t *params, long timeout_ms, unsigned long ask,
+                   warden_server_reply_fn fn, void *arg)
 {
 	struct pending *p = calloc(1, sizeof(*p));
 	json_t *m;
@@ -224,6 +225,7 @@ int warden_server_request(struct warden_server *srv, const char *method,
 	p->deadline = timeout_ms > 0 ? now_ms() + timeout_ms : 0;
 	p->fn = fn;
 	p->arg = arg;
+	p->ask = ask;
 	m = json_pack("{s:s,s:I,s:s}", "jsonrpc", "2.0", "id", (json_int_t)p->id,
 	              "method", method);
 	if (m != NULL && params != NULL)
@@ -236,6 +238,21 @@ int warden_server_request(struct warden_server *srv, const char *method,
 	p->next = srv->pending;
 	srv->pending = p;
 	return 0;
+}
+
+int warden_server_request(struct warden_server *srv, const char *method,
+                          json_t *params, long timeout_ms,
+                          warden_server_reply_fn fn, void *arg)
+{
+	return request(srv, method, params, timeout_ms, 0, fn, arg);
+}
+
+int warden_server_ask_request(struct warden_server *srv, unsigned long ask,
+                              const char *method, json_t *params,
+                              long timeout_ms, warden_server_reply_fn fn,
+                              void *arg)
+{
+	return request(srv, method, params, timeout_ms, ask, fn, arg);
 }
 
 /* Removes and returns the pending request of that id, or NULL. */
@@ -375,6 +392,11 @@ static json_t *request_json(const struct warden_request *req)
 		                    strings_json(req->env_removed, req->n_env_removed));
 		json_object_set_new(o, "path_dropped",
 		                    strings_json(req->path_dropped, req->n_path_dropped));
+		json_object_set_new(o, "env_config",
+		                    strings_json(WARDEN_REQUEST_HAS(req, n_env_config)
+		                                 ? req->env_config : NULL,
+		                                 WARDEN_REQUEST_HAS(req, n_env_config)
+		                                 ? req->n_env_config : 0));
 		json_object_set_new(o, "path", json_string(req->path != NULL ? req->path : ""));
 	}
 	return o;
@@ -902,14 +924,36 @@ fail:
 	return -err->code;
 }
 
-static void run_cancel(struct run *x)
+/* The open ask of x is void (why: one line): the client's request for
+ * it is withdrawn (ops->withdraw, with the id it was sent under) and
+ * settled as unanswered; an answer that comes after this is discarded
+ * (warden_server_answer finds no such ask). */
+static void ask_void(struct warden_server *srv, struct run *x, const char *why)
+{
+	struct pending **pp, *p;
+	unsigned long ask = x->ask;
+
+	if (ask == 0)
+		return;
+	x->ask = 0;
+	for (pp = &srv->pending; (p = *pp) != NULL; pp = &p->next) {
+		if (p->ask != ask)
+			continue;
+		*pp = p->next;
+		if (x->ops != NULL && x->ops->withdraw != NULL && !srv->broken)
+			x->ops->withdraw(srv, x->arg, json_integer((json_int_t)p->id), why);
+		p->fn(srv, p->arg, NULL, NULL);
+		free(p);
+		return;
+	}
+}
+
+static void run_cancel(struct warden_server *srv, struct run *x)
 {
 	if (x->cancelled || x->pid <= 0)
 		return;
 	x->cancelled = 1;
-	/* An answer to its approval that comes after this is discarded
-	 * (warden_server_answer finds no such ask). */
-	x->ask = 0;
+	ask_void(srv, x, srv->in_eof ? "the client went away" : "the run was cancelled");
 	kill(x->pid, SIGTERM);
 	x->kill_at = now_ms() + WARDEN_SERVER_KILL_MS;
 }
@@ -920,7 +964,7 @@ int warden_server_cancel(struct warden_server *srv, json_t *key)
 
 	if (x == NULL || x->cancelled)
 		return -1;
-	run_cancel(x);
+	run_cancel(srv, x);
 	return 0;
 }
 
@@ -981,7 +1025,9 @@ static void worker_line(struct warden_server *srv, struct run *x, const char *li
 
 		json_unpack(m, "{s:I}", "timeout_ms", &timeout);
 		if (x->ops->ask == NULL || x->cancelled || !json_is_object(req)) {
-			send_answer(x, WARDEN_DECISION_DELEGATE, NULL);
+			send_answer(x, WARDEN_DECISION_DELEGATE,
+			            x->cancelled ? "the run was cancelled"
+			            : x->ops->ask == NULL ? x->ops->no_ask : NULL);
 		} else {
 			x->ask = ++srv->next_ask;
 			x->ops->ask(srv, x->arg, x->ask, req, (long)timeout);
@@ -1108,6 +1154,7 @@ static void run_finish(struct warden_server *srv, struct run *x, int recycle)
 		}
 	}
 	srv->n_runs--;
+	ask_void(srv, x, "the run ended before the answer came");
 	if (x->ops->done != NULL)
 		x->ops->done(srv, x->arg, &o);
 	json_decref(x->result);
@@ -1283,6 +1330,13 @@ static void expire(struct warden_server *srv, long long now)
 	while ((p = *pp) != NULL) {
 		if (p->deadline > 0 && p->deadline <= now) {
 			*pp = p->next;
+			/* The client's question is void: no answer in time. */
+			for (x = srv->runs; p->ask != 0 && x != NULL; x = x->next)
+				if (x->ask == p->ask && x->ops->withdraw != NULL &&
+				    !srv->broken)
+					x->ops->withdraw(srv, x->arg,
+					                 json_integer((json_int_t)p->id),
+					                 "no answer came in time");
 			p->fn(srv, p->arg, NULL, NULL);
 			free(p);
 			pp = &srv->pending; /* fn may have changed the list */
@@ -1349,7 +1403,7 @@ int warden_server_serve(struct warden_server *srv, struct warden_error *err)
 		if (srv->stop || srv->in_eof) {
 			/* The client is gone: what runs is cancelled. */
 			for (x = srv->runs; x != NULL; x = x->next)
-				run_cancel(x);
+				run_cancel(srv, x);
 			if (srv->runs == NULL)
 				break;
 		}

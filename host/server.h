@@ -43,7 +43,8 @@
  * fields an answerer gets, as JSON) and a number; the caller asks its
  * client (serve: a JSON-RPC request; mcp: an elicitation) and settles it
  * with warden_server_answer(), at once or later.  A run with no ops->ask
- * gets a delegation.  An ask still open when its run ends is dropped.
+ * gets a delegation.  An ask still open when its run ends, is cancelled
+ * or its client goes away is void: ops->withdraw() tells the client.
  *
  * Cancel.  warden_server_cancel() withdraws a run: SIGTERM to its worker,
  * which forwards it to the command's process group (SIGKILL after the
@@ -146,6 +147,12 @@ typedef void (*warden_server_reply_fn)(struct warden_server *srv, void *arg,
 int warden_server_request(struct warden_server *srv, const char *method,
                           struct json_t *params, long timeout_ms,
                           warden_server_reply_fn fn, void *arg);
+/* The same, as the question of `ask` (from ops->ask): when the ask
+ * becomes void before the reply, ops->withdraw() says so first. */
+int warden_server_ask_request(struct warden_server *srv, unsigned long ask,
+                              const char *method, struct json_t *params,
+                              long timeout_ms, warden_server_reply_fn fn,
+                              void *arg);
 
 /* ------------------------------------------------------------------ runs */
 
@@ -181,6 +188,17 @@ struct warden_server_run_ops {
 	 * output comes or not (may be NULL): a heartbeat for the caller's
 	 * client, e.g. MCP progress. */
 	void (*tick)(struct warden_server *srv, void *arg);
+	/* The client's question for an ask (one sent with
+	 * warden_server_ask_request()) is void before it answered (may be
+	 * NULL): the run was cancelled, the client went away, the run ended,
+	 * or no answer came in time.  request_id is the id the question was
+	 * sent under (taken over: decref it), why one line.  Tell the client
+	 * (serve: approval.withdrawn; mcp: notifications/cancelled); its
+	 * reply callback is then called with neither result nor error. */
+	void (*withdraw)(struct warden_server *srv, void *arg,
+	                 struct json_t *request_id, const char *why);
+	/* With no ask: why the client answerer delegates (may be NULL). */
+	const char *no_ask;
 };
 
 /*

@@ -220,6 +220,8 @@ static void req_fields(const struct warden_request *r,
 	n[1] = v11 && r->env_removed != NULL ? r->n_env_removed : 0;
 	list[2] = v11 ? r->path_dropped : NULL;
 	n[2] = v11 && r->path_dropped != NULL ? r->n_path_dropped : 0;
+	list[3] = WARDEN_REQUEST_HAS(r, n_env_config) ? r->env_config : NULL;
+	n[3] = list[3] != NULL ? r->n_env_config : 0;
 	*writable = v11 ? r->program_writable : 0;
 }
 
@@ -248,6 +250,8 @@ static void req_assign(struct warden_request_copy *c, int writable)
 	r->n_env_removed = c->n[1];
 	r->path_dropped = c->n[2] > 0 ? (const char *const *)c->list[2] : NULL;
 	r->n_path_dropped = c->n[2];
+	r->env_config = c->n[3] > 0 ? (const char *const *)c->list[3] : NULL;
+	r->n_env_config = c->n[3];
 	r->program_writable = writable;
 }
 

@@ -65,7 +65,7 @@ int warden_wait_fd(int fd, short events, const struct warden_wait *w);
  * subject, call_id, reason, requested_mode, cwd, program, interpreter,
  * path, requested_network; the lists: argv, env_removed, path_dropped. */
 #define WARDEN_REQUEST_NSTR 12
-#define WARDEN_REQUEST_NLIST 3
+#define WARDEN_REQUEST_NLIST 4
 
 struct warden_request_copy {
 	struct warden_request req;  /* points into the fields below */

@@ -264,4 +264,6 @@ got=$?
 set -e
 [ "$got" -eq 3 ] || { cat "$dir/out" "$dir/err"; fail "tty without a terminal: exit $got, want 3"; }
 grep -q 'no answerer decided' "$dir/out" || { cat "$dir/out"; fail "tty without a terminal did not pass"; }
+# The reason says why, answerer by answerer.
+grep -q 'tty: no terminal' "$dir/out" || { cat "$dir/out"; fail "the reason does not say tty had no terminal"; }
 echo "PASS"

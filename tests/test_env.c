@@ -100,29 +100,88 @@ static void test_approved_environment_loses_startup_names_and_lists_them(void **
 	char *env[] = { "LD_PRELOAD=/x.so", "BASH_ENV=/e", "ENV=/f", "HOME=/h",
 	                "PATH=/caller", "NODE_OPTIONS=--require /r.js",
 	                "GITHUB_TOKEN=t", "PWD=/old", "bash_func_ls%%=x",
-	                "WARDEN_SESSION=s1", NULL };
+	                "WARDEN_SESSION=s1", "PIP_INDEX_URL=http://x", NULL };
 	static const char *const scrub[] = { "*TOKEN*" };
+	struct warden_env_approved a = { "PATH=/usr/bin", "PWD=/ws", NULL, NULL, NULL };
+	struct warden_env_changes ch;
 	struct warden_error err;
-	char **out, **removed;
-	size_t n;
+	char **out;
 
 	(void)state;
-	assert_int_equal(warden_env_build_approved(env, scrub, 1, "PATH=/usr/bin",
-	                                           "PWD=/ws", &out, &removed, &n, &err), 0);
+	assert_int_equal(warden_env_build_approved(env, scrub, 1, &a, &ch, &out, &err), 0);
 	assert_string_equal(out[0], "HOME=/h");
 	assert_string_equal(out[1], "PATH=/usr/bin");
 	assert_string_equal(out[2], "PWD=/ws");
 	assert_null(out[3]);
 	/* The scrubbed credential and warden's own name are not listed: only
 	 * what runs code. */
-	assert_int_equal(n, 5);
-	assert_string_equal(removed[0], "LD_PRELOAD");
-	assert_string_equal(removed[1], "BASH_ENV");
-	assert_string_equal(removed[2], "ENV");
-	assert_string_equal(removed[3], "NODE_OPTIONS");
-	assert_string_equal(removed[4], "bash_func_ls%%");
+	assert_int_equal(ch.n_removed, 6);
+	assert_string_equal(ch.removed[0], "LD_PRELOAD");
+	assert_string_equal(ch.removed[1], "BASH_ENV");
+	assert_string_equal(ch.removed[2], "ENV");
+	assert_string_equal(ch.removed[3], "NODE_OPTIONS");
+	assert_string_equal(ch.removed[4], "bash_func_ls%%");
+	assert_string_equal(ch.removed[5], "PIP_INDEX_URL");
+	/* With no judge, every location name is kept, and shown. */
+	assert_int_equal(ch.n_config, 1);
+	assert_string_equal(ch.config[0], "HOME=/h");
 	free(out);
-	warden_env_names_free(removed, n);
+	warden_env_changes_free(&ch);
+}
+
+/* The judge of the test below: nothing under /ws. */
+static int outside_ws(const char *value, void *arg)
+{
+	(void)arg;
+	return strstr(value, "/ws") == NULL;
+}
+
+static void test_approved_environment_resets_home_and_judges_locations(void **state)
+{
+	char *env[] = { "HOME=/ws/h", "XDG_CONFIG_HOME=/ws/cfg", "LANG=C",
+	                "CARGO_HOME=/opt/cargo", "XDG_DATA_DIRS=/usr/share:/ws/d",
+	                "KUBECONFIG_TOKEN=x", NULL };
+	static const char *const scrub[] = { "*TOKEN*" };
+	struct warden_env_approved a = { "PATH=/usr/bin", NULL, "HOME=/home/u",
+	                                 outside_ws, NULL };
+	struct warden_env_changes ch;
+	struct warden_error err;
+	char **out;
+
+	(void)state;
+	assert_int_equal(warden_env_build_approved(env, scrub, 1, &a, &ch, &out, &err), 0);
+	assert_string_equal(out[0], "LANG=C");
+	assert_string_equal(out[1], "CARGO_HOME=/opt/cargo");
+	assert_string_equal(out[2], "HOME=/home/u");
+	assert_string_equal(out[3], "PATH=/usr/bin");
+	assert_null(out[4]);
+	assert_int_equal(ch.n_removed, 3);
+	assert_string_equal(ch.removed[0], "HOME");
+	assert_string_equal(ch.removed[1], "XDG_CONFIG_HOME");
+	assert_string_equal(ch.removed[2], "XDG_DATA_DIRS");
+	assert_int_equal(ch.n_config, 2);
+	assert_string_equal(ch.config[0], "HOME=/home/u");
+	assert_string_equal(ch.config[1], "CARGO_HOME=/opt/cargo");
+	free(out);
+	warden_env_changes_free(&ch);
+}
+
+static void test_approved_home_equal_to_the_users_is_no_change(void **state)
+{
+	char *env[] = { "HOME=/home/u", NULL };
+	struct warden_env_approved a = { NULL, NULL, "HOME=/home/u", outside_ws, NULL };
+	struct warden_env_changes ch;
+	struct warden_error err;
+	char **out;
+
+	(void)state;
+	assert_int_equal(warden_env_build_approved(env, NULL, 0, &a, &ch, &out, &err), 0);
+	assert_string_equal(out[0], "HOME=/home/u");
+	assert_null(out[1]);
+	assert_int_equal(ch.n_removed, 0);
+	assert_int_equal(ch.n_config, 1);
+	free(out);
+	warden_env_changes_free(&ch);
 }
 
 static void test_env_set_replaces_every_entry_of_the_name(void **state)
@@ -285,6 +344,8 @@ int main(void)
 		cmocka_unit_test(test_warden_own_names_never_reach_a_command),
 		cmocka_unit_test(test_configured_patterns_replace_the_default),
 		cmocka_unit_test(test_approved_environment_loses_startup_names_and_lists_them),
+		cmocka_unit_test(test_approved_environment_resets_home_and_judges_locations),
+		cmocka_unit_test(test_approved_home_equal_to_the_users_is_no_change),
 		cmocka_unit_test(test_env_set_replaces_every_entry_of_the_name),
 		cmocka_unit_test(test_scrub_env_config_extends_or_replaces_or_disables),
 		cmocka_unit_test(test_bad_run_keys_are_config_errors_naming_the_line),

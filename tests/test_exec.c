@@ -251,6 +251,7 @@ static void test_program_gets_the_request_as_one_json_line(void **unused)
 	static const char *const argv[] = { "bash", "-c", "echo \"hi\"\n\tthere", NULL };
 	static const char *const removed[] = { "BASH_ENV", "LD_PRELOAD" };
 	static const char *const dropped[] = { "/w/.venv/bin", "." };
+	static const char *const config[] = { "HOME=/home/u", "CARGO_HOME=/opt/c" };
 	json_error_t jerr;
 	json_t *o;
 	FILE *f;
@@ -269,6 +270,8 @@ static void test_program_gets_the_request_as_one_json_line(void **unused)
 	r.n_path_dropped = 2;
 	r.path = "/usr/bin:/bin";
 	r.requested_network = "enabled";
+	r.env_config = config;
+	r.n_env_config = 2;
 	snprintf(path, sizeof(path), "%s/request.json", dir);
 	snprintf(body, sizeof(body), "cat >%s; echo next", path);
 	assert_int_equal(run_req(body, 5000, &r, err, sizeof(err)),
@@ -281,7 +284,7 @@ static void test_program_gets_the_request_as_one_json_line(void **unused)
 	assert_true(strlen(line) > 0 && line[strlen(line) - 1] == '\n');
 	o = json_loads(line, 0, &jerr);
 	assert_non_null(o);
-	assert_int_equal(json_object_size(o), 16);
+	assert_int_equal(json_object_size(o), 17);
 	assert_string_equal(json_string_value(json_object_get(o, "session")), "s1");
 	assert_string_equal(json_string_value(json_object_get(o, "request_id")), "r1");
 	assert_string_equal(json_string_value(json_object_get(o, "tool")), "bash");
@@ -306,6 +309,9 @@ static void test_program_gets_the_request_as_one_json_line(void **unused)
 	                    "/w/.venv/bin");
 	assert_string_equal(json_string_value(json_object_get(o, "path")), "/usr/bin:/bin");
 	assert_string_equal(json_string_value(json_object_get(o, "network")), "enabled");
+	/* Where its programs read configuration from (v1.4). */
+	assert_string_equal(json_string_value(json_array_get(json_object_get(o, "env_config"), 1)),
+	                    "CARGO_HOME=/opt/c");
 	json_decref(o);
 }
 

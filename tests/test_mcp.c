@@ -62,7 +62,7 @@ static void test_elicitation_capability_empty_or_form(void **state)
 
 static void test_tools_list_run_and_read_only_state_no_setters(void **state)
 {
-	json_t *l = warden_mcp_tools_list(), *tools, *t;
+	json_t *l = warden_mcp_tools_list(NULL), *tools, *t;
 	size_t i;
 
 	(void)state;

@@ -112,7 +112,7 @@ static void run_done(struct warden_server *srv, void *arg,
 }
 
 static const struct warden_server_run_ops ops = {
-	hex_out, NULL, run_ask, run_done, NULL,
+	hex_out, NULL, run_ask, run_done, NULL, NULL, NULL,
 };
 
 static void run_tick(struct warden_server *srv, void *arg)
@@ -121,7 +121,7 @@ static void run_tick(struct warden_server *srv, void *arg)
 }
 
 static const struct warden_server_run_ops ops_ticking = {
-	hex_out, NULL, run_ask, run_done, run_tick,
+	hex_out, NULL, run_ask, run_done, run_tick, NULL, NULL,
 };
 
 static void m_echo(struct warden_server *srv, json_t *id, json_t *params, void *ud)

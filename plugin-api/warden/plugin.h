@@ -94,6 +94,9 @@
  *          void_dir (what may be bound over them).
  *        warden_confine_out: deny_read_held.
  *        warden_probe2: deny_read_held.
+ *   1.4  warden_request: env_config, n_env_config (where the command's
+ *          programs read their configuration from: HOME and the other
+ *          location variables it gets).
  *
  * Meeting an older host.  A plugin built against this header and loaded
  * by a 1.0 host is loaded (that host reads the 1.0 prefix of the
@@ -151,7 +154,7 @@ extern "C" {
 
 /* The ABI this header describes. */
 #define WARDEN_PLUGIN_ABI_MAJOR 1
-#define WARDEN_PLUGIN_ABI_MINOR 3
+#define WARDEN_PLUGIN_ABI_MINOR 4
 
 /* The one symbol a plugin exports. */
 #define WARDEN_PLUGIN_SYMBOL "warden_plugin"
@@ -312,8 +315,10 @@ struct warden_request {
 	/* The variables removed from the caller's environment because they
 	 * make the shell, the dynamic loader or an interpreter run code or
 	 * load files when the program starts (BASH_ENV, ENV, LD_PRELOAD,
-	 * PYTHONPATH, ...): the names of those that were set, in
-	 * environment order. */
+	 * PYTHONPATH, ...), or name a place under a writable root where
+	 * programs read configuration (XDG_CONFIG_HOME, ...; HOME when the
+	 * caller's is not the user's own, which the command gets instead):
+	 * the names of those that were set, in environment order. */
 	const char *const *env_removed;
 	size_t n_env_removed;
 	/* The PATH entries removed, in PATH order: empty and relative ones,
@@ -329,6 +334,20 @@ struct warden_request {
 	 * requested_mode too; one that asks for the network alone leaves
 	 * requested_mode "" and runs under the session's mode. */
 	const char *requested_network;
+
+	/* Appended in v1.4: read them only after WARDEN_REQUEST_HAS. */
+
+	/* The variables that say where the command's programs read their
+	 * configuration or code from, as "NAME=value", HOME first: HOME is
+	 * always the user's own (the password database's; the caller's,
+	 * when another, is in env_removed), and each other one (the XDG
+	 * base directories, CARGO_HOME, KUBECONFIG, ...) is the caller's,
+	 * kept because everything it names lies outside every writable root
+	 * of the session (one under a writable root is removed and named in
+	 * env_removed).  Nothing else in the environment differs from the
+	 * caller's in a way that changes what runs. */
+	const char *const *env_config;
+	size_t n_env_config;
 };
 
 /* Whether the host's struct warden_request includes `field`. */

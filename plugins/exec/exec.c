@@ -231,6 +231,8 @@ static char *request_json(const struct warden_request *req, char *err,
 		  HAS(req, n_env_removed) ? req->n_env_removed : 0 },
 		{ "path_dropped", HAS(req, path_dropped) ? req->path_dropped : NULL,
 		  HAS(req, n_path_dropped) ? req->n_path_dropped : 0 },
+		{ "env_config", HAS(req, n_env_config) ? req->env_config : NULL,
+		  HAS(req, n_env_config) ? req->n_env_config : 0 },
 	};
 	const struct {
 		const char *name;

@@ -292,6 +292,9 @@ static int show_command(int fd, const struct warden_request *req)
 	    show_list(fd, "  argv:    ", req->argv, req->argc, " ") < 0 ||
 	    show_list(fd, "  removed: ", req->env_removed, req->n_env_removed,
 	              " ") < 0 ||
+	    (WARDEN_REQUEST_HAS(req, n_env_config) &&
+	     show_list(fd, "  config:  ", req->env_config, req->n_env_config,
+	               " ") < 0) ||
 	    show_field(fd, "  PATH:    ", req->path) < 0 ||
 	    show_list(fd, "  dropped: ", req->path_dropped, req->n_path_dropped,
 	              ":") < 0)
@@ -472,8 +475,11 @@ static int tty_decide(void *state, const struct warden_request *req,
 	int fd, decision;
 
 	fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0 && (errno == ENXIO || errno == ENOENT))
+	if (fd < 0 && (errno == ENXIO || errno == ENOENT)) {
+		WARDEN_PLUGIN_ERR(err, errlen, "no terminal (warden has no "
+		                  "controlling terminal to ask on)");
 		return WARDEN_DECISION_DELEGATE;
+	}
 	if (fd < 0) {
 		WARDEN_PLUGIN_ERR(err, errlen, "open /dev/tty: %s",
 		                  strerror(errno));
@@ -481,6 +487,8 @@ static int tty_decide(void *state, const struct warden_request *req,
 	}
 	if (tcgetpgrp(fd) != getpgrp()) {
 		close(fd);
+		WARDEN_PLUGIN_ERR(err, errlen, "the terminal is not warden's to "
+		                  "use (warden runs in the background)");
 		return WARDEN_DECISION_DELEGATE;
 	}
 	if (tcgetattr(fd, &saved) < 0) {

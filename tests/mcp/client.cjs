@@ -7,18 +7,22 @@
 // 127.0.0.1 outside the sandbox is reached) and declined (it is not),
 // escalations decided by the rest of the waterfall for a
 // client without elicitation, progress while a long command runs (also
-// a silent one: a notification every second), and a
-// cancelled run whose processes are gone.  Each check prints "ok: ..." or
+// a silent one: a notification every second), a
+// cancelled run whose processes are gone, and elicitations withdrawn
+// (notifications/cancelled: the handler's abort signal fires) when their
+// tool call is cancelled and when no answer came in time; and a
+// connection where nobody can answer (no elicitation, no terminal): no
+// invitation to escalate, and the reasons say why for each answerer.  Each check prints "ok: ..." or
 // "FAIL: ..."; the exit status is the number of failures (capped).
 //
-//   node client.cjs SDK_DIR WARDEN CONFIG_ELICIT CONFIG_WATERFALL CONFIG_SLOW WS OUTSIDE TAG
+//   node client.cjs SDK_DIR WARDEN CONFIG_ELICIT CONFIG_WATERFALL CONFIG_SLOW WS OUTSIDE TAG CONFIG_NOBODY
 'use strict';
 
 const fs = require('fs');
 const net = require('net');
 const path = require('path');
 
-const [sdkDir, warden, cfgElicit, cfgWaterfall, cfgSlow, ws, outside, tag] = process.argv.slice(2);
+const [sdkDir, warden, cfgElicit, cfgWaterfall, cfgSlow, ws, outside, tag, cfgNobody] = process.argv.slice(2);
 const sdk = (p) => require(path.join(sdkDir, '@modelcontextprotocol', 'sdk', 'dist', 'cjs', p));
 const { Client } = sdk('client/index.js');
 const { StdioClientTransport } = sdk('client/stdio.js');
@@ -67,10 +71,12 @@ function markerServer(marker) {
 	});
 }
 
-async function connect(config, capabilities, name) {
+// detached: the server runs in a session of its own (setsid), without a
+// controlling terminal.
+async function connect(config, capabilities, name, detached) {
 	const transport = new StdioClientTransport({
-		command: warden,
-		args: ['--config', config, 'mcp', '--cwd', ws],
+		command: detached ? 'setsid' : warden,
+		args: (detached ? [warden] : []).concat(['--config', config, 'mcp', '--cwd', ws]),
 		cwd: outside,
 		stderr: 'pipe',
 		env: { PATH: process.env.PATH, HOME: process.env.HOME || '/root' },
@@ -342,14 +348,93 @@ function sanitizerClean(c, what) {
 	      c.stderr());
 }
 
+// Waits up to ms for the request's abort signal; resolves to what
+// happened: { aborted, reason, after }.
+function abortedWithin(signal, ms) {
+	const t0 = Date.now();
+	return new Promise((resolve) => {
+		const done = () => resolve({ aborted: true, reason: String(signal.reason), after: Date.now() - t0 });
+		if (signal.aborted)
+			return done();
+		const timer = setTimeout(() => resolve({ aborted: false, after: Date.now() - t0 }), ms);
+		signal.addEventListener('abort', () => { clearTimeout(timer); done(); });
+	});
+}
+
+async function withdrawn() {
+	console.log('---- a tool call cancelled while its elicitation waits: the question is withdrawn');
+	const seen = [];
+	let asked = 0;
+	const c = await connect(cfgElicit, { elicitation: {} }, 'warden-test-withdrawn');
+	const { client } = c;
+	client.setRequestHandler(ElicitRequestSchema, async (req, extra) => {
+		asked++;
+		seen.push(await abortedWithin(extra.signal, 10000));
+		return { action: 'accept' };
+	});
+	const ctl = new AbortController();
+	const call = client.callTool({ name: 'run', arguments: {
+		command: `echo withdrawn > '${outside}/file'`, escalate: 'danger-full-access',
+		justification: 'the test cancels it while asked' } }, undefined, { signal: ctl.signal });
+	for (let i = 0; i < 100 && asked === 0; i++)
+		await sleep(50);
+	check(asked === 1, 'the elicitation came');
+	ctl.abort('the test cancels the call');
+	try { await call; } catch (e) { /* rejected, as cancelled */ }
+	for (let i = 0; i < 100 && seen.length === 0; i++)
+		await sleep(50);
+	check(seen.length === 1 && seen[0].aborted && seen[0].reason === 'the run was cancelled' &&
+	      seen[0].after < 5000,
+	      'notifications/cancelled fired the elicitation handler\'s abort signal: the run was cancelled', seen);
+	check(fs.readFileSync(path.join(outside, 'file'), 'utf8') === 'accepted\n',
+	      'the withdrawn escalation changed nothing');
+	const res = await client.callTool({ name: 'run', arguments: { command: 'echo still here' } });
+	check((res.structuredContent || {}).stdout === 'still here\n', 'the server serves after a withdrawal', res);
+	await client.close();
+	sanitizerClean(c, 'withdrawn');
+}
+
+async function nobodyCanAnswer() {
+	console.log('---- nobody can answer (no elicitation, no terminal): no invitation to escalate');
+	const c = await connect(cfgNobody, {}, 'warden-test-nobody', true);
+	const { client } = c;
+	const instr = client.getInstructions() || '';
+	check(!/escalate/.test(instr) && /Nobody can approve/.test(instr) &&
+	      /client: the client did not declare elicitation; tty: no terminal/.test(instr),
+	      'the instructions invite no escalation and say why', instr);
+	const { tools } = await client.listTools();
+	const run = tools.find((t) => t.name === 'run') || {};
+	check(!/escalate/.test(run.description || '') && /Nobody can approve/.test(run.description || ''),
+	      'the run tool invites no escalation', run.description);
+	let res = await client.callTool({ name: 'run', arguments: { command: `echo x > '${outside}/nobody'` } });
+	let sc = res.structuredContent || {};
+	check(sc.class === 'denied' && sc.escalate_to === null && sc.escalate_network === false &&
+	      /nobody can approve it: client: the client did not declare elicitation; tty: no terminal/.test(text(res)) &&
+	      !/call run again/.test(text(res)),
+	      'a denial offers no escalation and says why nobody can approve', [sc, text(res)]);
+	// A model that escalates anyway: unavailable, each answerer's reason.
+	res = await client.callTool({ name: 'run', arguments: {
+		command: `echo x > '${outside}/nobody'`, escalate: 'danger-full-access',
+		justification: 'anyway' } });
+	sc = res.structuredContent || {};
+	const reason = (sc.escalation || {}).reason || '';
+	check(sc.started === false && sc.escalation && sc.escalation.outcome === 'unavailable' &&
+	      /client: the client did not declare elicitation/.test(reason) && /tty: no terminal/.test(reason),
+	      'an escalation anyway: unavailable, the reason says why for each answerer', sc.escalation);
+	check(!fs.existsSync(path.join(outside, 'nobody')), 'nothing was written outside');
+	await client.close();
+	sanitizerClean(c, 'nobody can answer');
+}
+
 async function slowAndMalformed() {
 	console.log('---- no answer in time, a malformed answer: unavailable, nothing runs');
 	let mode = 'slow';
+	const seen = [];
 	const c = await connect(cfgSlow, { elicitation: {} }, 'warden-test-slow');
 	const { client } = c;
-	client.setRequestHandler(ElicitRequestSchema, async () => {
+	client.setRequestHandler(ElicitRequestSchema, async (req, extra) => {
 		if (mode === 'slow') {
-			await sleep(4000);
+			seen.push(await abortedWithin(extra.signal, 4000));
 			return { action: 'accept' };
 		}
 		return { action: 'maybe' };
@@ -364,6 +449,10 @@ async function slowAndMalformed() {
 		      `${mode}: the client answerer is unavailable, nothing started`, sc.escalation);
 		check(fs.readFileSync(path.join(outside, 'file'), 'utf8') === 'accepted\n',
 		      `${mode}: the file outside is unchanged`);
+		if (mode === 'slow')
+			check(seen.length === 1 && seen[0].aborted &&
+			      seen[0].reason === 'no answer came in time' && seen[0].after < 3500,
+			      'slow: the elicitation was withdrawn at the timeout (its abort signal fired)', seen);
 	}
 	await client.close();
 	sanitizerClean(c, 'slow client');
@@ -401,6 +490,8 @@ async function withoutElicitation() {
 		session = await withElicitation();
 		await withoutElicitation();
 		await slowAndMalformed();
+		await withdrawn();
+		await nobodyCanAnswer();
 	} catch (e) {
 		fail('the client stopped', e && e.stack ? e.stack : String(e));
 	}

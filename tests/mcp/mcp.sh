@@ -38,8 +38,14 @@ plugin = $RULES
 allow = bash:*by-rules*
 deny = bash:*"
 
+# Nobody can answer: the client (no elicitation) and the terminal (the
+# server runs in a session of its own: none).
+config nobody workspace-write bwrap "[answerer client]
+plugin = client" "[answerer tty]
+plugin = $top_builddir/plugins/tty/.libs/tty.so"
+
 timeout 600 node "$top_srcdir/tests/mcp/client.cjs" "$MODULES" "$WARDEN" "$T/elicit.ini" \
-	"$T/waterfall.ini" "$T/slow.ini" "$T/ws" "$T/outside" "$TAG" >"$T/client.out" 2>&1
+	"$T/waterfall.ini" "$T/slow.ini" "$T/ws" "$T/outside" "$TAG" "$T/nobody.ini" >"$T/client.out" 2>&1
 rc=$?
 cat "$T/client.out"
 [ "$rc" = 0 ] || fail "the MCP client reported failures (exit $rc)"

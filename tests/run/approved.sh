@@ -18,6 +18,14 @@ for f in "$EXEC_SO" "$RULES"; do
 	[ -e "$f" ] || { echo "FAIL: $f was not built"; exit 1; }
 done
 WS=$(cd "$T/ws" && pwd -P)
+# The cases compare the names removed with their own: what this
+# environment holds that warden removes from every approved command
+# anyway (pip's settings, a HOME other than the user's own) goes first.
+for v in $(env | sed -n 's/^\(PIP_[A-Za-z0-9_]*\)=.*/\1/p'); do
+	unset "$v"
+done
+HOME=$(awk -F: -v u="$(id -u)" '$3 == u { print $6; exit }' /etc/passwd)
+export HOME
 OUT=$(cd "$T/outside" && pwd -P)
 BASH_BIN=$(readlink -f "$(command -v bash)")
 SH_BIN=$(readlink -f "$(command -v sh)")

@@ -457,6 +457,42 @@ def approvals(c, sid):
     escalate(lambda p: {"jsonrpc": None, "result": {"decision": "allowed-once"}},
              "replies without jsonrpc", 77, "unavailable", "error")
     escalate(lambda p: None, "never replies", 77, "unavailable", "no reply", slow=True)
+    check(wait_for(lambda: any(w["ask"] == c.ask_ids[-1] for w in c.withdrawn), timeout=5)
+          and [w for w in c.withdrawn if w["ask"] == c.ask_ids[-1]][0]["reason"]
+          == "no answer came in time",
+          "never replies: approval.withdrawn voids that approval.ask", c.withdrawn[-3:])
+
+    # A run cancelled while its approval.ask waits: the question is
+    # withdrawn, naming the approval.ask's id and the run's.
+    c.on_ask = lambda p: None
+    n = len(c.asked)
+    rid = "withdrawn-%s" % TAG
+    id, q = c.start("run", {"command": "echo never-%s" % TAG, "escalate": "danger-full-access",
+                            "justification": "to be cancelled", "session": sid}, id=rid)
+    check(wait_for(lambda: len(c.asked) > n), "cancel while asking: the client is asked")
+    ask_id = c.ask_ids[-1]
+    check(c.call("cancel", {"id": rid}) == {"cancelled": True}, "cancel while asking: cancelled")
+    r = c.wait(id, q)
+    w = [x for x in c.withdrawn if x["ask"] == ask_id]
+    check(r.get("cancelled") is True and len(w) == 1 and w[0]["id"] == rid
+          and w[0]["reason"] == "the run was cancelled",
+          "cancel while asking: approval.withdrawn {ask, id, reason} came", (r, c.withdrawn[-3:]))
+
+    # The client goes away while asked (stdio: its input ends, its output
+    # is still read): the question is withdrawn before serve ends.  Over
+    # a socket the connection is gone both ways: nothing to tell.
+    if MODE == "stdio":
+        c2 = connect()
+        c2.on_ask = lambda p: None
+        id2, q2 = c2.start("run", {"command": "echo never-%s" % TAG,
+                                   "escalate": "danger-full-access",
+                                   "justification": "client leaves", "session": sid})
+        check(wait_for(lambda: len(c2.asked) == 1), "client leaves: it is asked")
+        rc = c2.close()
+        check(rc == 0 and len(c2.withdrawn) == 1 and c2.withdrawn[0]["ask"] == c2.ask_ids[0]
+              and c2.withdrawn[0]["reason"] == "the client went away",
+              "client leaves while asked: approval.withdrawn came before serve ended",
+              (rc, c2.withdrawn))
     # A cancel and an answer that cross: both in one write, the cancel
     # first.  The run is withdrawn and the answer discarded: the command
     # never runs.  (When the server still passed such an answer on, the
@@ -508,8 +544,10 @@ def approvals(c, sid):
                         "-c", "echo never"], capture_output=True, cwd=WS, stdin=subprocess.DEVNULL)
     res = json.loads(p.stdout.splitlines()[-1])
     check(p.returncode == 77 and res["escalation"]["outcome"] == "unavailable"
-          and res["escalation"]["delegated"] == ["client"] and b"never\n" not in p.stdout,
-          "no client connected: the client answerer delegates", res.get("escalation"))
+          and res["escalation"]["delegated"] == ["client"] and b"never\n" not in p.stdout
+          and "client: no client is connected" in res["escalation"]["reason"],
+          "no client connected: the client answerer delegates, and the reason says so",
+          res.get("escalation"))
 
 
 # ----------------------------------------------------------- the socket

@@ -4,7 +4,8 @@
 Used by tests/serve/*.sh: speaks JSON-RPC 2.0, one object per line, to a
 `warden serve` on stdio (a child process) or on a unix socket, collects a
 run's output from its run.output notifications (base64) and answers the
-server's approval.ask requests with a handler the test chooses.
+server's approval.ask requests with a handler the test chooses, and
+keeps the approval.withdrawn notifications that void them.
 """
 import base64
 import json
@@ -35,6 +36,8 @@ class Client:
         self.output = {}            # id -> {"stdout": bytearray, "stderr": ...}
         self.notices = {}           # id -> [line]
         self.asked = []             # the approval.ask params, in order
+        self.ask_ids = []           # their JSON-RPC ids, in order
+        self.withdrawn = []         # the approval.withdrawn params, in order
         self.unknown = []           # anything else that came
         self.on_ask = None          # fn(params) -> result dict, or None: no reply
         self.eof = threading.Event()
@@ -110,6 +113,7 @@ class Client:
             if m["method"] == "approval.ask":
                 self.asked.append(m["params"])
                 self.ask_id = m["id"]
+                self.ask_ids.append(m["id"])
                 reply = self.on_ask(m["params"]) if self.on_ask else None
                 if reply is not None:
                     reply = dict(reply)
@@ -127,6 +131,8 @@ class Client:
                 o[p["stream"]] += base64.b64decode(p["data"], validate=True)
             elif m["method"] == "run.notice":
                 self.notices.setdefault(json.dumps(p["id"]), []).append(p["line"])
+            elif m["method"] == "approval.withdrawn":
+                self.withdrawn.append(p)
             else:
                 self.unknown.append(m)
             return
