@@ -338,6 +338,11 @@ json_t *warden_run_report_json(const struct warden_run_report *rep)
 		                                                        rep->n_env_removed),
 		                              "path_dropped", names_json(rep->path_dropped,
 		                                                         rep->n_path_dropped)));
+		if (rep->escalation_grant[0])
+			json_object_set_new(json_object_get(o, "escalation"), "grant",
+			                    json_pack("{s:s,s:s,s:b}", "id", rep->escalation_grant,
+			                              "scope", rep->escalation_grant_scope,
+			                              "new", rep->escalation_grant_new));
 	}
 	if (rep->refused != NULL)
 		json_object_set_new(o, "refused", json_string(rep->refused));
@@ -1015,14 +1020,26 @@ static int escalate(struct run_ctx *x, struct warden_run_report *rep,
 	         ares.reason);
 	memcpy(rep->escalation_delegated, ares.delegated, sizeof(ares.delegated));
 	rep->n_escalation_delegated = ares.n_delegated;
-	if (ares.outcome == WARDEN_OUTCOME_ALLOWED_ONCE) {
-		if (req->notice != NULL) {
+	snprintf(rep->escalation_grant, sizeof(rep->escalation_grant), "%s", ares.grant);
+	snprintf(rep->escalation_grant_scope, sizeof(rep->escalation_grant_scope), "%s",
+	         ares.grant_scope);
+	rep->escalation_grant_new = ares.grant_new;
+	if (warden_outcome_allows(ares.outcome)) {
+		if (req->notice != NULL && ares.grant[0] && !ares.grant_new)
+			snprintf(who, sizeof(who), "escalation to %s allowed under grant %s (%s), nobody asked",
+			         what, ares.grant, ares.grant_scope);
+		else if (req->notice != NULL && ares.grant[0])
+			snprintf(who, sizeof(who), "escalation to %s allowed for the session: grant %s (%s) (answerer %.100s%s%.300s)",
+			         what, ares.grant, ares.grant_scope,
+			         ares.answerer[0] ? ares.answerer : "?",
+			         ares.reason[0] ? ": " : "", ares.reason);
+		else if (req->notice != NULL)
 			snprintf(who, sizeof(who), "escalation to %s allowed once (answerer %s%s%.400s)",
 			         what,
 			         ares.answerer[0] ? ares.answerer : "?",
 			         ares.reason[0] ? ": " : "", ares.reason);
+		if (req->notice != NULL)
 			req->notice(req->notice_arg, who);
-		}
 		return 1;
 	}
 	/* Withdrawn by the user's signal: that signal's status. */

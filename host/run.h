@@ -134,6 +134,10 @@ struct warden_run_report {
 	                               for, 0: none */
 	int escalation_outcome;     /* enum warden_outcome, 0 when not decided */
 	char escalation_answerer[128]; /* the deciding answerer, "" when none */
+	char escalation_grant[WARDEN_GRANT_ID_LEN + 1]; /* allowed-for-session:
+	                                   the grant given or that covered it */
+	char escalation_grant_scope[32];
+	int escalation_grant_new;       /* 1: given by this answer */
 	char escalation_reason[512]; /* the approval's reason: the deciding
 	                               answerer's own (escaped), or why none
 	                               decided; "" when none */
