@@ -485,14 +485,14 @@ int warden_grant_scope_check(const json_t *scope, char *key, char *why,
 	} else if (strcmp(kind, "exact") == 0 || strcmp(kind, "prefix") == 0) {
 		int exact = kind[0] == 'e';
 
-		want = 8 + (json_object_get(scope, "interpreter") != NULL);
+		want = (exact ? 8 : 7) + (json_object_get(scope, "interpreter") != NULL);
 		if (json_object_size(scope) != want ||
 		    str_or(scope, "tool")[0] == '\0' ||
 		    !json_is_string(json_object_get(scope, "path")) ||
 		    !json_is_string(json_object_get(scope, "mode")) ||
 		    !json_is_string(json_object_get(scope, "network")) ||
 		    !identity_ok(json_object_get(scope, "program")) ||
-		    (want == 9 && !identity_ok(json_object_get(scope, "interpreter"))) ||
+		    (json_object_get(scope, "interpreter") != NULL && !identity_ok(json_object_get(scope, "interpreter"))) ||
 		    (exact ? !words_ok(json_object_get(scope, "argv"), 1) ||
 		             str_or(scope, "cwd")[0] != '/'
 		           : !words_ok(json_object_get(scope, "words"), 1))) {
