@@ -220,4 +220,13 @@ size_t warden_server_runs(const struct warden_server *srv);
 int warden_server_answer(struct warden_server *srv, unsigned long ask,
                          int decision, const char *reason);
 
+/*
+ * The same with WARDEN_DECISION_ALLOWED_FOR_SESSION: scope names one of
+ * the request's grant_scopes (NULL: the first offered).  A name the
+ * request does not offer makes the request unavailable.
+ */
+int warden_server_answer_scope(struct warden_server *srv, unsigned long ask,
+                               int decision, const char *scope,
+                               const char *reason);
+
 #endif
