@@ -343,7 +343,8 @@ struct warden_request {
 	 * requested_mode "" and runs under the session's mode. */
 	const char *requested_network;
 
-	/* ---- v1.4 (grants): read them only after WARDEN_REQUEST_HAS ---- */
+	/* Appended in v1.4 (grants): read them only when struct_size covers
+	 * them (WARDEN_REQUEST_HAS(req, field)); a 1.3 host never sets them. */
 
 	/* The grants the approver may give with
 	 * WARDEN_DECISION_ALLOWED_FOR_SESSION, narrowest first: each a name
