@@ -42,7 +42,22 @@ struct warden_consumer {
 	struct warden_inputs *inputs;       /* collected on the first confined run */
 	struct warden_sandbox *sandbox;     /* opened on the first confined run */
 	struct warden_approval *approval;   /* made on the first escalation */
+	/* warden_consumer_append_answerer(), registered when approval is made */
+	const char *extra_name;
+	warden_approval_decide_fn extra_fn;
+	void *extra_ud;
+	long extra_timeout_ms;
 };
+
+void warden_consumer_append_answerer(struct warden_consumer *c, const char *name,
+                                     warden_approval_decide_fn fn, void *ud,
+                                     long timeout_ms)
+{
+	c->extra_name = name;
+	c->extra_fn = fn;
+	c->extra_ud = ud;
+	c->extra_timeout_ms = timeout_ms;
+}
 
 int warden_consumer_new(const struct warden_config *cfg,
                         struct warden_consumer **out,
@@ -232,9 +247,18 @@ static int ask_escalation(struct warden_consumer *c, struct warden_session *s,
 	req.argv = rep->argv;
 	req.argc = rep->argc;
 	req.program = prog;
-	if (c->approval == NULL &&
-	    (r = warden_approval_new(c->cfg, &c->approval, err)) < 0)
-		return r;
+	if (c->approval == NULL) {
+		if ((r = warden_approval_new(c->cfg, &c->approval, err)) < 0)
+			return r;
+		if (c->extra_fn != NULL &&
+		    (r = warden_approval_register(c->approval, WARDEN_APPROVAL_APPEND,
+		                                  c->extra_name, c->extra_fn, c->extra_ud,
+		                                  c->extra_timeout_ms, err)) < 0) {
+			warden_approval_free(c->approval);
+			c->approval = NULL;
+			return r;
+		}
+	}
 	return warden_approval_ask(c->approval, s, &req, res, err);
 }
 

@@ -212,6 +212,13 @@ int warden_consumer_new(const struct warden_config *cfg,
                         struct warden_error *err);
 void warden_consumer_free(struct warden_consumer *c);
 
+/* An answerer of the embedder's, appended to the chain of every approval
+ * service this consumer makes, under `name` (approval.h,
+ * warden_approval_register); timeout_ms 0 = none. */
+void warden_consumer_append_answerer(struct warden_consumer *c, const char *name,
+                                     warden_approval_decide_fn fn, void *ud,
+                                     long timeout_ms);
+
 /* Opens the sandbox service now rather than on the first confined run
  * (a server does it once, before its workers fork): 0, or a negative
  * status with err. */

@@ -348,7 +348,7 @@ static json_t *strings_json(const char *const *v, size_t n)
 }
 
 /* The answerer's request as JSON: the fields of plugin.h's struct. */
-static json_t *request_json(const struct warden_request *req)
+json_t *warden_server_request_json(const struct warden_request *req)
 {
 	json_t *o = json_object();
 
@@ -436,7 +436,7 @@ static int worker_client_decide(void *ud, const struct warden_request *req,
 
 	(void)ud;
 	if (worker_send(json_pack("{s:s,s:o,s:I}", "t", "ask", "request",
-	                          request_json(req), "timeout_ms",
+	                          warden_server_request_json(req), "timeout_ms",
 	                          (json_int_t)timeout_ms)) < 0) {
 		snprintf(err, errlen, "the server cannot be asked");
 		return WARDEN_DECISION_ERROR;
