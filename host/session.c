@@ -464,6 +464,7 @@ static int event_check(json_t *o, struct event *ev, char *why, size_t whylen)
 	}
 	case WARDEN_EVENT_APPROVAL_GRANT: {
 		char key[WARDEN_GRANT_KEY_LEN + 1], gwhy[160];
+		ssize_t at;
 		const char *k = json_string_value(json_object_get(o, "key"));
 
 		if (!warden_grant_id_ok(json_string_value(json_object_get(o, "grant")))) {
@@ -478,8 +479,10 @@ static int event_check(json_t *o, struct event *ev, char *why, size_t whylen)
 			snprintf(why, whylen, "approval/grant: \"key\" is not the key of its scope (the scope was changed)");
 			return -1;
 		}
-		/* In force on its own line: the grant is in its knobs. */
-		if (grant_find(&ev->knobs, json_string_value(json_object_get(o, "grant"))) < 0) {
+		/* In force on its own line: the grant is in its knobs, with
+		 * its key. */
+		at = grant_find(&ev->knobs, json_string_value(json_object_get(o, "grant")));
+		if (at < 0 || strcmp(ev->knobs.grants[at].key, key) != 0) {
 			snprintf(why, whylen, "knobs do not carry the event's own value");
 			return -1;
 		}

@@ -274,7 +274,9 @@ enum warden_decision {
 	 * session that the grant covers is allowed without asking.  Only
 	 * when the request offers a scope (n_grant_scopes > 0); otherwise,
 	 * and from a plugin whose descriptor says abi_minor < 4, the value is
-	 * outside the closed set and the request is `unavailable`. */
+	 * outside the closed set and the request is `unavailable` (as it is
+	 * on a host older than 1.4: return it only after
+	 * WARDEN_REQUEST_HAS(req, grant_choice) and n_grant_scopes > 0). */
 	WARDEN_DECISION_ALLOWED_FOR_SESSION = 5,
 };
 
