@@ -430,6 +430,8 @@ static int inproc_call(struct link *l, warden_approval_decide_fn fn, void *ud,
 		;
 	*decision = c->decision;
 	snprintf(err, errlen, "%s", c->err);
+	if (req->grant_choice != NULL)
+		*req->grant_choice = c->copy.choice;
 	call_free(c);
 	atomic_store(&l->busy, 0);
 	return r;
@@ -519,6 +521,32 @@ static int consult(struct warden_approval *a, struct link *l,
 		}
 	}
 
+	if (d == WARDEN_DECISION_ALLOWED_FOR_SESSION) {
+		/* A plugin built before 1.4 cannot mean it (a worker turned
+		 * it into an error already); nor can any answerer when no
+		 * scope was offered, or name a scope that was not. */
+		if (l->kind == LINK_PLUGIN && l->isolation != WARDEN_ISOLATION_PROCESS &&
+		    l->lp->desc.abi_minor < 4) {
+			say(reason, len, "returned 5, which ABI 1.%u (the plugin's) "
+			    "does not define: allowed-for-session is ABI 1.4's",
+			    l->lp->desc.abi_minor);
+			return CONSULT_UNAVAILABLE;
+		}
+		if (req->n_grant_scopes == 0) {
+			say(reason, len, "answered allowed-for-session, but no grant "
+			    "was offered");
+			return CONSULT_UNAVAILABLE;
+		}
+		if (*req->grant_choice >= req->n_grant_scopes) {
+			say(reason, len, "answered allowed-for-session with scope %zu, "
+			    "but only %zu were offered", *req->grant_choice,
+			    req->n_grant_scopes);
+			return CONSULT_UNAVAILABLE;
+		}
+		answerer_text(err, WARDEN_APPROVAL_REASON_MAX, reason, len);
+		*decision = d;
+		return CONSULT_DECIDED;
+	}
 	switch (d) {
 	case WARDEN_DECISION_ALLOWED_ONCE:
 	case WARDEN_DECISION_REJECTED:
@@ -752,11 +780,17 @@ static int set_command(json_t *o, const struct warden_approval_request *req)
 
 static int append_asked(struct warden_session *s, const char *id,
                         const struct warden_approval_request *req, int policy,
+                        const char *const *offered, size_t n_offered,
                         struct warden_error *err)
 {
 	json_t *o = json_object();
 	int rc;
 
+	if (o != NULL && n_offered > 0 &&
+	    json_object_set_new(o, "grant_scopes", jlist(offered, n_offered)) < 0) {
+		json_decref(o);
+		return warden_error_set(err, WARDEN_EOS, "approval: out of memory");
+	}
 	if (o == NULL || set_opt(o, "request_id", id) < 0 ||
 	    set_opt(o, "tool", req->tool) < 0 ||
 	    json_object_set_new(o, "subject", jstr(req->subject)) < 0 ||
@@ -790,6 +824,8 @@ static int append_decided(struct warden_session *s,
 	    set_opt(o, "outcome", warden_outcome_name(r->outcome)) < 0 ||
 	    set_opt(o, "answerer", r->answerer) < 0 ||
 	    set_opt(o, "reason", r->reason) < 0 ||
+	    set_opt(o, "grant", r->grant) < 0 ||
+	    set_opt(o, "grant_scope", r->grant_scope) < 0 ||
 	    json_object_set(o, "delegated", delegated) < 0) {
 		json_decref(delegated);
 		json_decref(o);
@@ -798,6 +834,49 @@ static int append_decided(struct warden_session *s,
 	json_decref(delegated);
 	rc = warden_session_append(s, "approval/decided", o, err);
 	json_decref(o);
+	return rc;
+}
+
+/* approval/grant and approval/decided, in one write. */
+struct grant_write {
+	json_t *grant;
+	const struct warden_approval_request *req;
+	const struct warden_approval_result *res;
+};
+
+static int grant_write_txn(struct warden_session *s, const struct warden_knobs *now,
+                           void *ud, struct warden_error *err)
+{
+	struct grant_write *g = ud;
+	int rc;
+
+	(void)now;
+	if ((rc = warden_session_grant(s, g->grant, err)) < 0)
+		return rc;
+	return append_decided(s, g->req, g->res, err);
+}
+
+static int append_grant_decided(struct warden_session *s,
+                                const struct warden_approval_request *req,
+                                struct warden_approval_result *res,
+                                const struct warden_grant_scopes *sc, size_t i,
+                                struct warden_error *err)
+{
+	struct grant_write g = { NULL, req, res };
+	int rc;
+
+	if (warden_grant_id_new(res->grant) < 0)
+		return warden_error_errno(err, WARDEN_EOS, errno, "approval: no grant id");
+	say(res->grant_scope, sizeof(res->grant_scope), "%s", sc->s[i].name);
+	res->grant_new = 1;
+	g.grant = json_pack("{s:s,s:s,s:O,s:s,s:s,s:s}", "grant", res->grant,
+	                    "key", sc->s[i].key, "scope", sc->s[i].scope,
+	                    "name", sc->s[i].name, "request_id", res->request_id,
+	                    "answerer", res->answerer);
+	if (g.grant == NULL)
+		return warden_error_set(err, WARDEN_EOS, "approval: out of memory");
+	rc = warden_session_transaction(s, grant_write_txn, &g, err);
+	json_decref(g.grant);
 	return rc;
 }
 
@@ -832,7 +911,9 @@ static void dispatch(struct warden_approval *a, const struct warden_request *wr,
 			}
 			continue;
 		case CONSULT_DECIDED:
-			res->outcome = d == WARDEN_DECISION_ALLOWED_ONCE
+			res->outcome = d == WARDEN_DECISION_ALLOWED_FOR_SESSION
+			             ? WARDEN_OUTCOME_ALLOWED_FOR_SESSION
+			             : d == WARDEN_DECISION_ALLOWED_ONCE
 			             ? WARDEN_OUTCOME_ALLOWED_ONCE
 			             : d == WARDEN_DECISION_REJECTED
 			             ? WARDEN_OUTCOME_REJECTED
@@ -879,11 +960,16 @@ int warden_approval_ask(struct warden_approval *a, struct warden_session *s,
 	struct tty_guard tty;
 	const struct warden_knobs *kn;
 	const struct warden_program *p;
+	const struct warden_grant_ref *covering;
+	struct warden_grant_scopes sc;
+	const char *offered[WARDEN_GRANT_SCOPES_MAX], *texts[WARDEN_GRANT_SCOPES_MAX];
+	size_t offered_at[WARDEN_GRANT_SCOPES_MAX], n_offered = 0, i, which = 0, choice = 0;
 	long long deadline_at;
 	int policy, rc, sig;
 
 	memset(out, 0, sizeof(*out));
 	memset(&res, 0, sizeof(res));
+	memset(&sc, 0, sizeof(sc));
 	if (s == NULL)
 		return warden_error_set(err, WARDEN_EUSAGE, "approval needs a "
 		                        "session: every request is audited in a "
@@ -898,13 +984,38 @@ int warden_approval_ask(struct warden_approval *a, struct warden_session *s,
 	policy = kn->policy ? kn->policy : a->cfg->approval_policy;
 	if ((rc = new_request_id(res.request_id, sizeof(res.request_id), err)) < 0)
 		return rc;
-	if ((rc = append_asked(s, res.request_id, req, policy, err)) < 0)
+	if (warden_grant_scopes_build(&sc, req->tool, req->subject, req->argv,
+	                              req->argc, req->program, req->requested_mode,
+	                              req->requested_network) < 0) {
+		warden_grant_scopes_free(&sc);
+		return warden_error_set(err, WARDEN_EOS, "approval: out of memory");
+	}
+	covering = warden_grant_covers(&sc, kn->grants, kn->n_grants, &which);
+	for (i = 0; covering == NULL && kn->n_grants < WARDEN_GRANTS_MAX && i < sc.n; i++)
+		if (sc.s[i].offered) {
+			offered_at[n_offered] = i;
+			texts[n_offered] = sc.s[i].text;
+			offered[n_offered++] = sc.s[i].name;
+		}
+	rc = append_asked(s, res.request_id, req, policy,
+	                  policy == WARDEN_POLICY_NEVER ? NULL : offered,
+	                  policy == WARDEN_POLICY_NEVER ? 0 : n_offered, err);
+	if (rc < 0) {
+		warden_grant_scopes_free(&sc);
 		return rc;
+	}
 
 	if (policy == WARDEN_POLICY_NEVER) {
 		res.outcome = WARDEN_OUTCOME_REJECTED;
 		snprintf(res.reason, sizeof(res.reason), "the approval policy "
 		         "is never: every request is rejected");
+	} else if (covering != NULL) {
+		/* The session granted it before: nobody is asked again. */
+		res.outcome = WARDEN_OUTCOME_ALLOWED_FOR_SESSION;
+		say(res.grant, sizeof(res.grant), "%s", covering->id);
+		say(res.grant_scope, sizeof(res.grant_scope), "%s", sc.s[which].name);
+		say(res.reason, sizeof(res.reason), "covered by grant %s (%s)",
+		    covering->id, sc.s[which].name);
 	} else {
 		memset(&wr, 0, sizeof(wr));
 		wr.struct_size = sizeof(wr);
@@ -936,9 +1047,17 @@ int warden_approval_ask(struct warden_approval *a, struct warden_session *s,
 			wr.n_env_config = p->n_env_config;
 			wr.path = warden_program_path_value(p);
 		}
-		if (withdrawal_arm(&wd) < 0)
+		if (n_offered > 0) {
+			wr.grant_scopes = offered;
+			wr.grant_texts = texts;
+			wr.n_grant_scopes = n_offered;
+			wr.grant_choice = &choice;
+		}
+		if (withdrawal_arm(&wd) < 0) {
+			warden_grant_scopes_free(&sc);
 			return warden_error_errno(err, WARDEN_EOS, errno,
 			                          "approval: pipe");
+		}
 		tty_save(&tty);
 		/* An in-process answerer shares the process: its umask would
 		 * be the approved command's. */
@@ -962,7 +1081,12 @@ int warden_approval_ask(struct warden_approval *a, struct warden_session *s,
 		}
 	}
 
-	if ((rc = append_decided(s, req, &res, err)) < 0)
+	if (res.outcome == WARDEN_OUTCOME_ALLOWED_FOR_SESSION && res.grant[0] == '\0')
+		rc = append_grant_decided(s, req, &res, &sc, offered_at[choice], err);
+	else
+		rc = append_decided(s, req, &res, err);
+	warden_grant_scopes_free(&sc);
+	if (rc < 0)
 		return rc;
 	*out = res;
 	return 0;

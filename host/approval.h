@@ -31,6 +31,13 @@
  *     once; the answer that may still come is discarded (a worker is
  *     killed; an inproc answerer's call is abandoned and the instance
  *     stays unavailable until that call returns);
+ *   - grants (grant.h): under `ask`, a request that a grant of the
+ *     session covers is allowed-for-session at once, naming the grant, no
+ *     answerer consulted; otherwise the request offers the answerers its
+ *     grantable scopes, and an answer of allowed-for-session writes the
+ *     chosen scope as approval/grant in the same write as
+ *     approval/decided (an answerer of ABI < 1.4 cannot give it, nor any
+ *     when nothing was offered: unavailable);
  *   - approval/decided (request_id, call_id, outcome, the deciding
  *     answerer, the reason, and the answerers that delegated before it,
  *     in order) is appended after; if it cannot be committed the request fails: no
@@ -62,6 +69,7 @@
 #include <warden/plugin.h>
 
 #include "error.h"
+#include "grant.h"
 #include "vocab.h"
 #include "wconfig.h"
 
@@ -121,6 +129,12 @@ struct warden_approval_result {
 	                               WARDEN_APPROVAL_DELEGATED_MAX named) */
 	int signal;                 /* the signal that withdrew the request
 	                               (SIGINT, SIGTERM), else 0 */
+	/* With allowed-for-session: the grant this answer gave (grant_new
+	 * 1, approval/grant written with approval/decided) or the grant
+	 * that covered the request (grant_new 0, no answerer asked). */
+	char grant[WARDEN_GRANT_ID_LEN + 1];
+	char grant_scope[32];       /* its scope's name: exact, prefix:N, ... */
+	int grant_new;
 };
 
 /* Where warden_approval_register() puts an embedder's answerer. */

@@ -33,6 +33,7 @@ int warden_cmd_mode(struct warden_cli *cli, int argc, char **argv);
 int warden_cmd_policy(struct warden_cli *cli, int argc, char **argv);
 int warden_cmd_network(struct warden_cli *cli, int argc, char **argv);
 int warden_cmd_roots(struct warden_cli *cli, int argc, char **argv);
+int warden_cmd_grant(struct warden_cli *cli, int argc, char **argv);
 int warden_cmd_preset(struct warden_cli *cli, int argc, char **argv);
 int warden_cmd_approve(struct warden_cli *cli, int argc, char **argv);
 int warden_cmd_confine(struct warden_cli *cli, int argc, char **argv);

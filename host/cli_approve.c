@@ -80,7 +80,8 @@ static void approve_usage(FILE *f)
 	        "  --help           this text\n"
 	        "\n"
 	        "exit status:\n"
-	        "  0   allowed-once (proceed, once, with exactly this operation)\n"
+	        "  0   allowed-once or allowed-for-session (proceed, once, with\n"
+	        "      exactly this operation; for-session: under a grant, given now or before)\n"
 	        "  1   rejected\n"
 	        "  2   cancelled\n"
 	        "  3   unavailable (no answerer decided, or one failed)\n"
@@ -95,6 +96,7 @@ static int exit_for(int outcome)
 {
 	switch (outcome) {
 	case WARDEN_OUTCOME_ALLOWED_ONCE: return 0;
+	case WARDEN_OUTCOME_ALLOWED_FOR_SESSION: return 0;
 	case WARDEN_OUTCOME_REJECTED: return 1;
 	case WARDEN_OUTCOME_CANCELLED: return 2;
 	default: return 3;
@@ -310,17 +312,26 @@ int warden_cmd_approve(struct warden_cli *cli, int argc, char **argv)
 			json_array_append_new(delegated,
 			                      warden_cli_json_string(res.delegated[i]));
 		json_object_set_new(o, "delegated", delegated);
+		if (res.grant[0])
+			json_object_set_new(o, "grant",
+			                    json_pack("{s:s,s:s,s:b}", "id", res.grant,
+			                              "scope", res.grant_scope, "new", res.grant_new));
 		if (req.program != NULL)
 			json_object_set_new(o, "command", command_json(&req, &prog));
 		json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		putchar('\n');
 		json_decref(o);
 	} else {
-		warden_text_line(stdout, "%s%s%s%s%s%s [%s]",
+		warden_text_line(stdout, "%s%s%s%s%s%s%s%s%s%s [%s]",
 		                 warden_outcome_name(res.outcome),
 		                 res.answerer[0] ? " (answerer " : "", res.answerer,
 		                 res.answerer[0] ? ")" : "",
-		                 res.reason[0] ? ": " : "", res.reason, res.request_id);
+		                 res.reason[0] ? ": " : "", res.reason,
+		                 res.grant[0] && res.grant_new ? "; grant " : "",
+		                 res.grant_new ? res.grant : "",
+		                 res.grant[0] && res.grant_new ? " " : "",
+		                 res.grant_new ? res.grant_scope : "",
+		                 res.request_id);
 	}
 	if (fflush(stdout) != 0)
 		rc = WARDEN_EIO;

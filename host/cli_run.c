@@ -2,7 +2,7 @@
  * cli_run.c — `warden run`, the sandboxed bash tool an agent calls
  * (DESIGN §2, §3, §8):
  *
- *   warden run [--json] [--result-fd N] [--timeout S] [--require-full]
+ *   warden run [--json] [--result-fd N] [--approve-fd N] [--timeout S] [--require-full]
  *              [--cwd DIR] [--call-id C]
  *              [--escalate MODE] [--escalate-network] [--justification TEXT]
  *              (-c 'COMMAND' | -- ARGV...)
@@ -23,6 +23,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/socket.h>
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
@@ -37,6 +38,7 @@
 #include "classify.h"
 #include "cli.h"
 #include "run.h"
+#include "approvefd.h"
 #include "session.h"
 #include "text.h"
 #include "vocab.h"
@@ -45,6 +47,7 @@
 struct run_opts {
 	int json;
 	int result_fd;          /* --result-fd N, -1: the object on stdout */
+	int approve_fd;         /* --approve-fd N, -1: none */
 	int require_full;       /* --require-full */
 	long timeout_ms;        /* 0: none */
 	int escalate;           /* requested mode, 0: none */
@@ -60,7 +63,7 @@ struct run_opts {
 static void usage(FILE *f)
 {
 	fprintf(f,
-	        "usage: warden [--session ID] run [--json] [--result-fd N] [--timeout S]\n"
+	        "usage: warden [--session ID] run [--json] [--result-fd N] [--approve-fd N] [--timeout S]\n"
 	        "                  [--require-full] [--cwd DIR] [--call-id C]\n"
 	        "                  [--escalate MODE] [--escalate-network]\n"
 	        "                  [--justification TEXT]\n"
@@ -84,6 +87,11 @@ static void usage(FILE *f)
 	        "  --result-fd N       write that object to descriptor N (open for\n"
 	        "                      writing) instead of stdout, which then carries\n"
 	        "                      only the command's output; implies --json\n"
+	        "  --approve-fd N      this run's approvals go to the caller on\n"
+	        "                      descriptor N (a socket): approval.ask as\n"
+	        "                      warden serve sends it, one JSON-RPC line each\n"
+	        "                      way; in the client answerer's slot, else\n"
+	        "                      after the configured answerers\n"
 	        "  --timeout S         kill the command's process group after S\n"
 	        "                      seconds (SIGTERM, then SIGKILL after 2 s)\n"
 	        "  --require-full      only a backend that enforces the mode fully;\n"
@@ -163,6 +171,29 @@ static int parse_result_fd(const char *s, int *fd)
 	return 0;
 }
 
+/* --approve-fd N: a socket, read and written by the approval service. */
+static int parse_approve_fd(const char *s, int *fd)
+{
+	char *end;
+	long v;
+	int type;
+	socklen_t len = sizeof(type);
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (s[0] < '0' || s[0] > '9' || *end != '\0' || errno != 0 || v > INT_MAX || v < 3)
+		return warden_cli_usage("run: --approve-fd '%s': give a descriptor number of 3 or more (one end of a socket the caller answers on)",
+		                        s);
+	if (fcntl((int)v, F_GETFL) < 0)
+		return warden_cli_usage("run: --approve-fd %ld: descriptor %ld is not open (pass one end of a socket pair)",
+		                        v, v);
+	if (getsockopt((int)v, SOL_SOCKET, SO_TYPE, &type, &len) < 0 || type != SOCK_STREAM)
+		return warden_cli_usage("run: --approve-fd %ld: descriptor %ld is not a stream socket (pass one end of a socket pair or a connected unix socket)",
+		                        v, v);
+	*fd = (int)v;
+	return 0;
+}
+
 static int parse_timeout(const char *s, long *ms)
 {
 	char *end;
@@ -184,7 +215,7 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, int *help)
 {
 	enum { OPT_JSON = 256, OPT_TIMEOUT, OPT_REQUIRE_FULL, OPT_ESCALATE,
 	       OPT_ESCALATE_NETWORK, OPT_JUSTIFICATION, OPT_CWD, OPT_CALL_ID,
-	       OPT_RESULT_FD };
+	       OPT_RESULT_FD, OPT_APPROVE_FD };
 	static const struct option longs[] = {
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
@@ -195,6 +226,7 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, int *help)
 		{ "cwd", required_argument, NULL, OPT_CWD },
 		{ "call-id", required_argument, NULL, OPT_CALL_ID },
 		{ "result-fd", required_argument, NULL, OPT_RESULT_FD },
+		{ "approve-fd", required_argument, NULL, OPT_APPROVE_FD },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -202,6 +234,7 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, int *help)
 
 	memset(o, 0, sizeof(*o));
 	o->result_fd = -1;
+	o->approve_fd = -1;
 	*help = 0;
 	optind = 0;
 	opterr = 0;
@@ -217,6 +250,12 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, int *help)
 			if ((r = parse_result_fd(optarg, &o->result_fd)) != 0)
 				return r;
 			o->json = 1;
+			break;
+		case OPT_APPROVE_FD:
+			if (o->approve_fd >= 0)
+				return warden_cli_usage("run: --approve-fd given twice");
+			if ((r = parse_approve_fd(optarg, &o->approve_fd)) != 0)
+				return r;
 			break;
 		case OPT_TIMEOUT:
 			if ((r = parse_timeout(optarg, &o->timeout_ms)) != 0)
@@ -429,7 +468,10 @@ int warden_cmd_run(struct warden_cli *cli, int argc, char **argv)
 	 * and must know whether the output ended a line. */
 	req.pipe_stdout = o.json && o.result_fd < 0;
 	req.notice = print_notice;
-	if ((r = warden_consumer_new(cfg, &consumer, &err)) == 0)
+	if ((r = warden_consumer_new(cfg, &consumer, &err)) == 0 && o.approve_fd >= 0 &&
+	    warden_approvefd_attach(consumer, cfg, o.approve_fd) < 0)
+		r = warden_error_errno(&err, WARDEN_EOS, errno, "run: --approve-fd %d", o.approve_fd);
+	if (r == 0)
 		r = warden_consumer_run(consumer, &req, &rep, &err);
 	if (r < 0) {
 		status = warden_cli_fail(&err);

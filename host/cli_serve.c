@@ -126,8 +126,8 @@ static void asked(struct warden_server *srv, void *arg, json_t *result,
                   json_t *error)
 {
 	struct asking *a = arg;
-	const char *d = NULL, *msg = NULL;
-	json_t *m;
+	const char *d = NULL, *msg = NULL, *scope = NULL;
+	json_t *m, *sc;
 	int decision;
 	char why[300];
 
@@ -149,8 +149,16 @@ static void asked(struct warden_server *srv, void *arg, json_t *result,
 	if (m != NULL && !json_is_string(m) && !json_is_null(m))
 		d = NULL;
 	msg = json_string_value(m);
+	sc = json_object_get(result, "scope");
+	if (sc != NULL && !json_is_string(sc) && !json_is_null(sc))
+		d = NULL;
+	scope = json_string_value(sc);
+	if (scope != NULL && (d == NULL || strcmp(d, "allowed-for-session") != 0))
+		d = NULL;
 	if (d != NULL && strcmp(d, "allowed-once") == 0)
 		decision = WARDEN_DECISION_ALLOWED_ONCE;
+	else if (d != NULL && strcmp(d, "allowed-for-session") == 0)
+		decision = WARDEN_DECISION_ALLOWED_FOR_SESSION;
 	else if (d != NULL && strcmp(d, "rejected") == 0)
 		decision = WARDEN_DECISION_REJECTED;
 	else if (d != NULL && strcmp(d, "cancelled") == 0)
@@ -159,9 +167,9 @@ static void asked(struct warden_server *srv, void *arg, json_t *result,
 		decision = 0;
 	if (decision == 0 || !json_is_object(result))
 		warden_server_answer(srv, a->ask, WARDEN_DECISION_ERROR,
-		                     "the client's reply is malformed (want {\"decision\": \"allowed-once\"|\"rejected\"|\"cancelled\", \"message\": \"...\"})");
+		                     "the client's reply is malformed (want {\"decision\": \"allowed-once\"|\"allowed-for-session\"|\"rejected\"|\"cancelled\", \"scope\": one of the request's grant_scopes (with allowed-for-session), \"message\": \"...\"})");
 	else
-		warden_server_answer(srv, a->ask, decision, msg);
+		warden_server_answer_scope(srv, a->ask, decision, scope, msg);
 	free(a);
 }
 
@@ -633,6 +641,33 @@ static void m_roots_remove(struct warden_server *srv, json_t *id, json_t *params
 	roots_change(srv, id, params, ud, "roots.remove", "remove");
 }
 
+/* grant.list: the session's grants in force (`warden grant list --json`). */
+static void m_grant_list(struct warden_server *srv, json_t *id, json_t *params, void *ud)
+{
+	static const char *const keys[] = { "session", NULL };
+	const char *session;
+
+	if (check_keys(srv, id, "grant.list", params, keys) < 0 ||
+	    session_param(ud, srv, id, "grant.list", params, &session) < 0)
+		return;
+	start_call(ud, srv, id, warden_cmd_grant, session, OUT_JSON, WARDEN_EUSAGE,
+	           ARGS("grant", "list", "--json"));
+}
+
+/* grant.revoke {"grant": ID}: an approval/revoke (`warden grant revoke`). */
+static void m_grant_revoke(struct warden_server *srv, json_t *id, json_t *params, void *ud)
+{
+	static const char *const keys[] = { "grant", "session", NULL };
+	const char *grant, *session;
+
+	if (check_keys(srv, id, "grant.revoke", params, keys) < 0 ||
+	    str_param(srv, id, "grant.revoke", params, "grant", 1, &grant) < 0 ||
+	    session_param(ud, srv, id, "grant.revoke", params, &session) < 0)
+		return;
+	start_call(ud, srv, id, warden_cmd_grant, session, OUT_MESSAGE, WARDEN_EUSAGE,
+	           ARGS("grant", "revoke", "--", grant));
+}
+
 static void m_preset_list(struct warden_server *srv, json_t *id, json_t *params, void *ud)
 {
 	static const char *const keys[] = { "session", NULL };
@@ -1020,6 +1055,8 @@ static const struct warden_server_method methods[] = {
 	{ "roots.list", m_roots_list },
 	{ "roots.add", m_roots_add },
 	{ "roots.remove", m_roots_remove },
+	{ "grant.list", m_grant_list },
+	{ "grant.revoke", m_grant_revoke },
 	{ "policy.set", m_policy_set },
 	{ "preset.list", m_preset_list },
 	{ "preset.select", m_preset_select },

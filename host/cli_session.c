@@ -295,12 +295,26 @@ static json_t *state_roots(const struct warden_config *cfg, const char *id,
 	return o;
 }
 
+/* The grants in force (warden_session_grants), or NULL with err. */
+static json_t *state_grants(const struct warden_config *cfg, const char *id,
+                            struct warden_error *err)
+{
+	struct warden_session *s = NULL;
+	json_t *g = NULL;
+
+	if (warden_session_open(cfg, id, &s, err) == 0)
+		warden_session_grants(s, &g, err);
+	warden_session_close(s);
+	return g;
+}
+
 static int session_state(struct warden_cli *cli, const char *id, int json)
 {
 	struct warden_error err = { 0, "" };
 	struct warden_config *cfg = NULL;
 	struct warden_resolved res;
-	json_t *roots;
+	json_t *roots, *grants, *g;
+	size_t i;
 	int r;
 
 	if ((r = load_config(cli, &cfg)) != 0)
@@ -310,21 +324,27 @@ static int session_state(struct warden_cli *cli, const char *id, int json)
 		warden_config_free(cfg);
 		return warden_cli_fail(&err);
 	}
+	grants = state_grants(cfg, id, &err);
+	if (grants == NULL) {
+		warden_config_free(cfg);
+		return warden_cli_fail(&err);
+	}
 	if (json) {
 		roots = state_roots(cfg, id, res.root, 0);
 		warden_config_free(cfg);
 		if (roots == NULL) {
+			json_decref(grants);
 			warden_error_set(&err, WARDEN_EOS, "session state: the writable roots could not be read (out of memory?)");
 			return warden_cli_fail(&err);
 		}
-		return print_json(json_pack("{s:s,s:o,s:o,s:o,s:o,s:o,s:o}",
+		return print_json(json_pack("{s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
 		                     "session", res.session_id,
 		                     "mode", sourced(json_string(warden_mode_name(res.mode)), res.mode_source),
 		                     "network", sourced(json_string(warden_network_name(res.network)), res.network_source),
 		                     "policy", sourced(json_string(warden_policy_name(res.policy)), res.policy_source),
 		                     "preset", sourced(warden_cli_json_string(res.preset), res.preset_source),
 		                     "root", sourced(warden_cli_json_string(res.root), res.root_source),
-		                     "roots", roots));
+		                     "roots", roots, "grants", grants));
 	}
 	printf("session: %s\n", res.session_id);
 	printf("mode: %s (%s)\n", warden_mode_name(res.mode), warden_source_name(res.mode_source));
@@ -336,10 +356,18 @@ static int session_state(struct warden_cli *cli, const char *id, int json)
 	roots = state_roots(cfg, id, res.root, 1);
 	warden_config_free(cfg);
 	if (roots == NULL) {
+		json_decref(grants);
 		warden_error_set(&err, WARDEN_EOS, "session state: the writable roots could not be read (out of memory?)");
 		return warden_cli_fail(&err);
 	}
 	json_decref(roots);
+	json_array_foreach(grants, i, g)
+		warden_text_line(stdout, "grant: %s %s: %s",
+		                 json_string_value(json_object_get(g, "id")),
+		                 json_string_value(json_object_get(g, "name")) != NULL
+		                 ? json_string_value(json_object_get(g, "name")) : "?",
+		                 json_string_value(json_object_get(g, "text")));
+	json_decref(grants);
 	return 0;
 }
 

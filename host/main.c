@@ -28,12 +28,13 @@ static const struct warden_command commands[] = {
 	{ "policy", warden_cmd_policy, "policy set ask|never        the session's approval policy" },
 	{ "network", warden_cmd_network, "network [--json] | network set restricted|enabled  the session's network knob" },
 	{ "roots", warden_cmd_roots, "roots list [--json] | add DIR | remove DIR  the session's writable roots beside its root" },
+	{ "grant", warden_cmd_grant, "grant list [--json] | revoke ID  the session's approval grants" },
 	{ "preset", warden_cmd_preset, "preset list [--json] | select NAME | current [--json]" },
 	{ "confine", warden_cmd_confine, "confine [--mode M] [--network N] [--root DIR] [--backend NAME] [--json] [--status-fd N] [-0] -- ARGV...  the confined argv of a command" },
-	{ "run", warden_cmd_run, "run [--json] [--result-fd N] [--timeout S] [--require-full] [--escalate MODE] [--escalate-network] [--justification TEXT] (-c COMMAND | -- ARGV...)  run a command in the sandbox" },
+	{ "run", warden_cmd_run, "run [--json] [--result-fd N] [--approve-fd N] [--timeout S] [--require-full] [--escalate MODE] [--escalate-network] [--justification TEXT] (-c COMMAND | -- ARGV...)  run a command in the sandbox" },
 	{ "serve", warden_cmd_serve, "serve [--socket PATH]       every operation over JSON-RPC 2.0 (stdio or a unix socket)" },
 	{ "mcp", warden_cmd_mcp, "mcp [--cwd DIR]             a Model Context Protocol server on stdio: a sandboxed run tool, approvals by elicitation" },
-	{ "approve", warden_cmd_approve, "approve --tool T --subject S [--reason R] [--call-id C] [--mode M] [--deadline-ms N] [--json]  ask the answerers once (exit 0 allowed-once, 1 rejected, 2 cancelled, 3 unavailable)" },
+	{ "approve", warden_cmd_approve, "approve --tool T --subject S [--reason R] [--call-id C] [--mode M] [--deadline-ms N] [--json]  ask the answerers once (exit 0 allowed-once or allowed-for-session, 1 rejected, 2 cancelled, 3 unavailable)" },
 	{ NULL, NULL, NULL },
 };
 

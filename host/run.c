@@ -42,7 +42,22 @@ struct warden_consumer {
 	struct warden_inputs *inputs;       /* collected on the first confined run */
 	struct warden_sandbox *sandbox;     /* opened on the first confined run */
 	struct warden_approval *approval;   /* made on the first escalation */
+	/* warden_consumer_append_answerer(), registered when approval is made */
+	const char *extra_name;
+	warden_approval_decide_fn extra_fn;
+	void *extra_ud;
+	long extra_timeout_ms;
 };
+
+void warden_consumer_append_answerer(struct warden_consumer *c, const char *name,
+                                     warden_approval_decide_fn fn, void *ud,
+                                     long timeout_ms)
+{
+	c->extra_name = name;
+	c->extra_fn = fn;
+	c->extra_ud = ud;
+	c->extra_timeout_ms = timeout_ms;
+}
 
 int warden_consumer_new(const struct warden_config *cfg,
                         struct warden_consumer **out,
@@ -233,9 +248,18 @@ static int ask_escalation(struct warden_consumer *c, struct warden_session *s,
 	req.argv = rep->argv;
 	req.argc = rep->argc;
 	req.program = prog;
-	if (c->approval == NULL &&
-	    (r = warden_approval_new(c->cfg, &c->approval, err)) < 0)
-		return r;
+	if (c->approval == NULL) {
+		if ((r = warden_approval_new(c->cfg, &c->approval, err)) < 0)
+			return r;
+		if (c->extra_fn != NULL &&
+		    (r = warden_approval_register(c->approval, WARDEN_APPROVAL_APPEND,
+		                                  c->extra_name, c->extra_fn, c->extra_ud,
+		                                  c->extra_timeout_ms, err)) < 0) {
+			warden_approval_free(c->approval);
+			c->approval = NULL;
+			return r;
+		}
+	}
 	return warden_approval_ask(c->approval, s, &req, res, err);
 }
 
@@ -341,6 +365,11 @@ json_t *warden_run_report_json(const struct warden_run_report *rep)
 		                                                         rep->n_path_dropped),
 		                              "env_config", names_json(rep->env_config,
 		                                                       rep->n_env_config)));
+		if (rep->escalation_grant[0])
+			json_object_set_new(json_object_get(o, "escalation"), "grant",
+			                    json_pack("{s:s,s:s,s:b}", "id", rep->escalation_grant,
+			                              "scope", rep->escalation_grant_scope,
+			                              "new", rep->escalation_grant_new));
 	}
 	if (rep->refused != NULL)
 		json_object_set_new(o, "refused", json_string(rep->refused));
@@ -1022,14 +1051,26 @@ static int escalate(struct run_ctx *x, struct warden_run_report *rep,
 	         ares.reason);
 	memcpy(rep->escalation_delegated, ares.delegated, sizeof(ares.delegated));
 	rep->n_escalation_delegated = ares.n_delegated;
-	if (ares.outcome == WARDEN_OUTCOME_ALLOWED_ONCE) {
-		if (req->notice != NULL) {
+	snprintf(rep->escalation_grant, sizeof(rep->escalation_grant), "%s", ares.grant);
+	snprintf(rep->escalation_grant_scope, sizeof(rep->escalation_grant_scope), "%s",
+	         ares.grant_scope);
+	rep->escalation_grant_new = ares.grant_new;
+	if (warden_outcome_allows(ares.outcome)) {
+		if (req->notice != NULL && ares.grant[0] && !ares.grant_new)
+			snprintf(who, sizeof(who), "escalation to %s allowed under grant %s (%s), nobody asked",
+			         what, ares.grant, ares.grant_scope);
+		else if (req->notice != NULL && ares.grant[0])
+			snprintf(who, sizeof(who), "escalation to %s allowed for the session: grant %s (%s) (answerer %.100s%s%.300s)",
+			         what, ares.grant, ares.grant_scope,
+			         ares.answerer[0] ? ares.answerer : "?",
+			         ares.reason[0] ? ": " : "", ares.reason);
+		else if (req->notice != NULL)
 			snprintf(who, sizeof(who), "escalation to %s allowed once (answerer %s%s%.400s)",
 			         what,
 			         ares.answerer[0] ? ares.answerer : "?",
 			         ares.reason[0] ? ": " : "", ares.reason);
+		if (req->notice != NULL)
 			req->notice(req->notice_arg, who);
-		}
 		return 1;
 	}
 	/* Withdrawn by the user's signal: that signal's status. */

@@ -134,6 +134,10 @@ struct warden_run_report {
 	                               for, 0: none */
 	int escalation_outcome;     /* enum warden_outcome, 0 when not decided */
 	char escalation_answerer[128]; /* the deciding answerer, "" when none */
+	char escalation_grant[WARDEN_GRANT_ID_LEN + 1]; /* allowed-for-session:
+	                                   the grant given or that covered it */
+	char escalation_grant_scope[32];
+	int escalation_grant_new;       /* 1: given by this answer */
 	char escalation_reason[512]; /* the approval's reason: the deciding
 	                               answerer's own (escaped), or why none
 	                               decided; "" when none */
@@ -210,6 +214,13 @@ int warden_consumer_new(const struct warden_config *cfg,
                         struct warden_consumer **out,
                         struct warden_error *err);
 void warden_consumer_free(struct warden_consumer *c);
+
+/* An answerer of the embedder's, appended to the chain of every approval
+ * service this consumer makes, under `name` (approval.h,
+ * warden_approval_register); timeout_ms 0 = none. */
+void warden_consumer_append_answerer(struct warden_consumer *c, const char *name,
+                                     warden_approval_decide_fn fn, void *ud,
+                                     long timeout_ms);
 
 /* Opens the sandbox service now rather than on the first confined run
  * (a server does it once, before its workers fork): 0, or a negative

@@ -365,7 +365,7 @@ static json_t *strings_json(const char *const *v, size_t n)
 }
 
 /* The answerer's request as JSON: the fields of plugin.h's struct. */
-static json_t *request_json(const struct warden_request *req)
+json_t *warden_server_request_json(const struct warden_request *req)
 {
 	json_t *o = json_object();
 
@@ -398,6 +398,18 @@ static json_t *request_json(const struct warden_request *req)
 		                                 WARDEN_REQUEST_HAS(req, n_env_config)
 		                                 ? req->n_env_config : 0));
 		json_object_set_new(o, "path", json_string(req->path != NULL ? req->path : ""));
+	}
+	/* v1.4: the grants the client may give with allowed-for-session. */
+	if (WARDEN_REQUEST_HAS(req, grant_choice)) {
+		json_t *a = json_array();
+		size_t i;
+
+		for (i = 0; a != NULL && req->grant_scopes != NULL &&
+		            req->grant_texts != NULL && i < req->n_grant_scopes; i++)
+			json_array_append_new(a, json_pack("{s:o,s:o}",
+			                                   "name", str_or_null(req->grant_scopes[i]),
+			                                   "text", str_or_null(req->grant_texts[i])));
+		json_object_set_new(o, "grant_scopes", a != NULL ? a : json_null());
 	}
 	return o;
 }
@@ -446,7 +458,7 @@ static int worker_client_decide(void *ud, const struct warden_request *req,
 
 	(void)ud;
 	if (worker_send(json_pack("{s:s,s:o,s:I}", "t", "ask", "request",
-	                          request_json(req), "timeout_ms",
+	                          warden_server_request_json(req), "timeout_ms",
 	                          (json_int_t)timeout_ms)) < 0) {
 		snprintf(err, errlen, "the server cannot be asked");
 		return WARDEN_DECISION_ERROR;
@@ -467,6 +479,21 @@ static int worker_client_decide(void *ud, const struct warden_request *req,
 	reason = json_is_string(a) ? json_string_value(a) : NULL;
 	if (reason != NULL && reason[0] != '\0')
 		snprintf(err, errlen, "%s", reason);
+	a = json_object_get(msg, "scope");
+	if (d == WARDEN_DECISION_ALLOWED_FOR_SESSION && json_is_string(a)) {
+		size_t i;
+
+		for (i = 0; i < req->n_grant_scopes; i++)
+			if (strcmp(req->grant_scopes[i], json_string_value(a)) == 0)
+				break;
+		if (i == req->n_grant_scopes) {
+			snprintf(err, errlen, "the client granted scope '%.100s', which the "
+			         "request does not offer", json_string_value(a));
+			d = WARDEN_DECISION_ERROR;
+		} else {
+			*req->grant_choice = i;
+		}
+	}
 	json_decref(msg);
 	return d;
 }
@@ -968,10 +995,11 @@ int warden_server_cancel(struct warden_server *srv, json_t *key)
 	return 0;
 }
 
-static int send_answer(struct run *x, int decision, const char *reason)
+static int send_answer(struct run *x, int decision, const char *scope,
+                       const char *reason)
 {
-	json_t *m = json_pack("{s:s,s:i,s:o}", "t", "answer", "decision", decision,
-	                      "reason", str_or_null(reason));
+	json_t *m = json_pack("{s:s,s:i,s:o,s:o}", "t", "answer", "decision", decision,
+	                      "reason", str_or_null(reason), "scope", str_or_null(scope));
 	char *text;
 	size_t n;
 	int r;
@@ -992,6 +1020,13 @@ static int send_answer(struct run *x, int decision, const char *reason)
 int warden_server_answer(struct warden_server *srv, unsigned long ask,
                          int decision, const char *reason)
 {
+	return warden_server_answer_scope(srv, ask, decision, NULL, reason);
+}
+
+int warden_server_answer_scope(struct warden_server *srv, unsigned long ask,
+                               int decision, const char *scope,
+                               const char *reason)
+{
 	struct run *x;
 
 	if (ask == 0)
@@ -999,7 +1034,7 @@ int warden_server_answer(struct warden_server *srv, unsigned long ask,
 	for (x = srv->runs; x != NULL; x = x->next) {
 		if (x->ask == ask) {
 			x->ask = 0;
-			return send_answer(x, decision, reason) < 0 ? -1 : 0;
+			return send_answer(x, decision, scope, reason) < 0 ? -1 : 0;
 		}
 	}
 	return -1;
@@ -1025,7 +1060,7 @@ static void worker_line(struct warden_server *srv, struct run *x, const char *li
 
 		json_unpack(m, "{s:I}", "timeout_ms", &timeout);
 		if (x->ops->ask == NULL || x->cancelled || !json_is_object(req)) {
-			send_answer(x, WARDEN_DECISION_DELEGATE,
+			send_answer(x, WARDEN_DECISION_DELEGATE, NULL,
 			            x->cancelled ? "the run was cancelled"
 			            : x->ops->ask == NULL ? x->ops->no_ask : NULL);
 		} else {

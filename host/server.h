@@ -238,4 +238,17 @@ size_t warden_server_runs(const struct warden_server *srv);
 int warden_server_answer(struct warden_server *srv, unsigned long ask,
                          int decision, const char *reason);
 
+/*
+ * The same with WARDEN_DECISION_ALLOWED_FOR_SESSION: scope names one of
+ * the request's grant_scopes (NULL: the first offered).  A name the
+ * request does not offer makes the request unavailable.
+ */
+/* A request as approval.ask's "request" holds it (every field of
+ * plugin.h's struct the host set, grant_scopes included); a new object. */
+struct json_t *warden_server_request_json(const struct warden_request *req);
+
+int warden_server_answer_scope(struct warden_server *srv, unsigned long ask,
+                               int decision, const char *scope,
+                               const char *reason);
+
 #endif

@@ -35,6 +35,8 @@ static const char *const event_names[] = {
 	[WARDEN_EVENT_SANDBOX_RUN] = "sandbox/run",
 	[WARDEN_EVENT_SANDBOX_NETWORK] = "sandbox/network",
 	[WARDEN_EVENT_SANDBOX_ROOTS] = "sandbox/roots",
+	[WARDEN_EVENT_APPROVAL_GRANT] = "approval/grant",
+	[WARDEN_EVENT_APPROVAL_REVOKE] = "approval/revoke",
 };
 #define N_EVENTS ((int)(sizeof(event_names) / sizeof(event_names[0])))
 
@@ -209,6 +211,51 @@ size_t warden_knobs_roots(const struct warden_knobs *k,
 	return i;
 }
 
+static int key_ok(const char *key)
+{
+	size_t i;
+
+	if (key == NULL || strlen(key) != WARDEN_GRANT_KEY_LEN)
+		return 0;
+	for (i = 0; i < WARDEN_GRANT_KEY_LEN; i++)
+		if (!((key[i] >= '0' && key[i] <= '9') || (key[i] >= 'a' && key[i] <= 'f')))
+			return 0;
+	return 1;
+}
+
+static ssize_t grant_find(const struct warden_knobs *k, const char *id)
+{
+	size_t i;
+
+	for (i = 0; id != NULL && i < k->n_grants; i++)
+		if (strcmp(k->grants[i].id, id) == 0)
+			return (ssize_t)i;
+	return -1;
+}
+
+/* knobs.grants into k: 0 or -1. */
+static int grants_parse(const json_t *a, struct warden_knobs *k)
+{
+	const char *id, *key;
+	size_t i;
+	json_t *v;
+
+	if (!json_is_array(a) || json_array_size(a) < 1 ||
+	    json_array_size(a) > WARDEN_GRANTS_MAX)
+		return -1;
+	json_array_foreach(a, i, v) {
+		id = json_string_value(json_object_get(v, "id"));
+		key = json_string_value(json_object_get(v, "key"));
+		if (json_object_size(v) != 2 || !warden_grant_id_ok(id) || !key_ok(key) ||
+		    grant_find(k, id) >= 0)
+			return -1;
+		memcpy(k->grants[k->n_grants].id, id, WARDEN_GRANT_ID_LEN + 1);
+		memcpy(k->grants[k->n_grants].key, key, WARDEN_GRANT_KEY_LEN + 1);
+		k->n_grants++;
+	}
+	return 0;
+}
+
 static int knobs_parse(const json_t *o, struct warden_knobs *k, char *why,
                        size_t whylen)
 {
@@ -250,6 +297,12 @@ static int knobs_parse(const json_t *o, struct warden_knobs *k, char *why,
 				snprintf(why, whylen, "knobs.roots is not a list of writable roots");
 				return -1;
 			}
+		} else if (strcmp(key, "grants") == 0) {
+			if (grants_parse(v, k) < 0) {
+				snprintf(why, whylen, "knobs.grants is not a list of grants ({\"id\", \"key\"}, at most %d)",
+				         WARDEN_GRANTS_MAX);
+				return -1;
+			}
 		} else {
 			snprintf(why, whylen, "unknown key in knobs");
 			return -1;
@@ -287,6 +340,31 @@ static void knobs_apply(struct warden_knobs *k, int type, const json_t *ev)
 		}
 		break;
 	}
+	case WARDEN_EVENT_APPROVAL_GRANT: {
+		/* Checked by event_check and event_follows; a grant in force
+		 * already, or one too many, changes nothing. */
+		const char *id = json_string_value(json_object_get(ev, "grant"));
+		const char *key = json_string_value(json_object_get(ev, "key"));
+
+		if (warden_grant_id_ok(id) && key_ok(key) && grant_find(k, id) < 0 &&
+		    k->n_grants < WARDEN_GRANTS_MAX) {
+			memcpy(k->grants[k->n_grants].id, id, WARDEN_GRANT_ID_LEN + 1);
+			memcpy(k->grants[k->n_grants].key, key, WARDEN_GRANT_KEY_LEN + 1);
+			k->n_grants++;
+		}
+		break;
+	}
+	case WARDEN_EVENT_APPROVAL_REVOKE: {
+		ssize_t at = grant_find(k, json_string_value(json_object_get(ev, "grant")));
+
+		if (at >= 0) {
+			memmove(&k->grants[at], &k->grants[at + 1],
+			        (k->n_grants - (size_t)at - 1) * sizeof(k->grants[0]));
+			k->n_grants--;
+			memset(&k->grants[k->n_grants], 0, sizeof(k->grants[0]));
+		}
+		break;
+	}
 	default:
 		break;
 	}
@@ -297,7 +375,9 @@ static int knobs_equal(const struct warden_knobs *a, const struct warden_knobs *
 	return a->mode == b->mode && a->policy == b->policy &&
 	       a->network == b->network && strcmp(a->preset, b->preset) == 0 &&
 	       a->roots_set == b->roots_set && a->n_roots == b->n_roots &&
-	       memcmp(a->roots, b->roots, sizeof(a->roots)) == 0;
+	       memcmp(a->roots, b->roots, sizeof(a->roots)) == 0 &&
+	       a->n_grants == b->n_grants &&
+	       memcmp(a->grants, b->grants, a->n_grants * sizeof(a->grants[0])) == 0;
 }
 
 /* Checks one event object on its own (not against its neighbours). */
@@ -343,7 +423,7 @@ static int event_check(json_t *o, struct event *ev, char *why, size_t whylen)
 			return -1;
 		}
 		if (ev->knobs.mode || ev->knobs.policy || ev->knobs.preset[0] ||
-		    ev->knobs.network || ev->knobs.roots_set) {
+		    ev->knobs.network || ev->knobs.roots_set || ev->knobs.n_grants) {
 			snprintf(why, whylen, "session/start carries knobs");
 			return -1;
 		}
@@ -382,6 +462,42 @@ static int event_check(json_t *o, struct event *ev, char *why, size_t whylen)
 		}
 		break;
 	}
+	case WARDEN_EVENT_APPROVAL_GRANT: {
+		char key[WARDEN_GRANT_KEY_LEN + 1], gwhy[160];
+		ssize_t at;
+		const char *k = json_string_value(json_object_get(o, "key"));
+
+		if (!warden_grant_id_ok(json_string_value(json_object_get(o, "grant")))) {
+			snprintf(why, whylen, "approval/grant has no valid \"grant\" id (grant- and 16 hex digits)");
+			return -1;
+		}
+		if (warden_grant_scope_check(json_object_get(o, "scope"), key, gwhy, sizeof(gwhy)) < 0) {
+			snprintf(why, whylen, "approval/grant: %s", gwhy);
+			return -1;
+		}
+		if (k == NULL || strcmp(k, key) != 0) {
+			snprintf(why, whylen, "approval/grant: \"key\" is not the key of its scope (the scope was changed)");
+			return -1;
+		}
+		/* In force on its own line: the grant is in its knobs, with
+		 * its key. */
+		at = grant_find(&ev->knobs, json_string_value(json_object_get(o, "grant")));
+		if (at < 0 || strcmp(ev->knobs.grants[at].key, key) != 0) {
+			snprintf(why, whylen, "knobs do not carry the event's own value");
+			return -1;
+		}
+		return 0;
+	}
+	case WARDEN_EVENT_APPROVAL_REVOKE:
+		if (!warden_grant_id_ok(json_string_value(json_object_get(o, "grant")))) {
+			snprintf(why, whylen, "approval/revoke has no valid \"grant\" id");
+			return -1;
+		}
+		if (grant_find(&ev->knobs, json_string_value(json_object_get(o, "grant"))) >= 0) {
+			snprintf(why, whylen, "knobs do not carry the event's own value");
+			return -1;
+		}
+		return 0;
 	default:
 		return 0;
 	}
@@ -408,6 +524,18 @@ static int event_follows(const struct event *prev, const struct event *next,
 	}
 	if (next->type == WARDEN_EVENT_SESSION_START) {
 		snprintf(why, whylen, "a second session/start (the cwd is immutable)");
+		return -1;
+	}
+	if (next->type == WARDEN_EVENT_APPROVAL_GRANT &&
+	    (grant_find(&prev->knobs, json_string_value(json_object_get(next->json, "grant"))) >= 0 ||
+	     prev->knobs.n_grants >= WARDEN_GRANTS_MAX)) {
+		snprintf(why, whylen, "approval/grant: its id is already in force, or %d grants are",
+		         WARDEN_GRANTS_MAX);
+		return -1;
+	}
+	if (next->type == WARDEN_EVENT_APPROVAL_REVOKE &&
+	    grant_find(&prev->knobs, json_string_value(json_object_get(next->json, "grant"))) < 0) {
+		snprintf(why, whylen, "approval/revoke of a grant that is not in force");
 		return -1;
 	}
 	knobs_apply(&want, next->type, next->json);
@@ -940,6 +1068,20 @@ static json_t *roots_json(const struct warden_knobs *k)
 	return a;
 }
 
+static json_t *grants_json(const struct warden_knobs *k)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; a != NULL && i < k->n_grants; i++)
+		if (json_array_append_new(a, json_pack("{s:s,s:s}", "id", k->grants[i].id,
+		                                       "key", k->grants[i].key)) < 0) {
+			json_decref(a);
+			return NULL;
+		}
+	return a;
+}
+
 static json_t *knobs_json(const struct warden_knobs *k)
 {
 	json_t *o = json_object();
@@ -950,7 +1092,8 @@ static json_t *knobs_json(const struct warden_knobs *k)
 	    (k->policy && set_new(o, "policy", json_string(warden_policy_name(k->policy))) < 0) ||
 	    (k->preset[0] && set_new(o, "preset", json_string(k->preset)) < 0) ||
 	    (k->network && set_new(o, "network", json_string(warden_network_name(k->network))) < 0) ||
-	    (k->roots_set && set_new(o, "roots", roots_json(k)) < 0)) {
+	    (k->roots_set && set_new(o, "roots", roots_json(k)) < 0) ||
+	    (k->n_grants && set_new(o, "grants", grants_json(k)) < 0)) {
 		json_decref(o);
 		return NULL;
 	}
@@ -1196,6 +1339,58 @@ int warden_session_append(struct warden_session *s, const char *type,
 		                        "session %s: \"%s\" is not an audit event type (knobs have their own setters)",
 		                        s->id, type ? type : "(null)");
 	return write_event(s, t, fields, err);
+}
+
+static int grant_txn(struct warden_session *s, const struct warden_knobs *now,
+                     void *ud, struct warden_error *err)
+{
+	json_t *fields = ud;
+
+	if (grant_find(now, json_string_value(json_object_get(fields, "grant"))) >= 0)
+		return warden_error_set(err, WARDEN_EINTERNAL,
+		                        "session %s: the grant id is already in force", s->id);
+	if (now->n_grants >= WARDEN_GRANTS_MAX)
+		return warden_error_set(err, WARDEN_EREFUSED,
+		                        "session %s: %d grants are in force (revoke one: warden grant revoke ID)",
+		                        s->id, WARDEN_GRANTS_MAX);
+	return queue_event(s, WARDEN_EVENT_APPROVAL_GRANT, fields, err);
+}
+
+int warden_session_grant(struct warden_session *s, json_t *fields,
+                         struct warden_error *err)
+{
+	if (s->in_txn)
+		return grant_txn(s, &s->knobs, fields, err);
+	return warden_session_transaction(s, grant_txn, fields, err);
+}
+
+static int revoke_txn(struct warden_session *s, const struct warden_knobs *now,
+                      void *ud, struct warden_error *err)
+{
+	json_t *fields;
+	int r;
+
+	if (grant_find(now, ud) < 0)
+		return warden_error_set(err, WARDEN_EUSAGE,
+		                        "session %s: no grant %s is in force (warden grant list shows them)",
+		                        s->id, (const char *)ud);
+	fields = json_pack("{s:s}", "grant", (const char *)ud);
+	if (fields == NULL)
+		return warden_error_set(err, WARDEN_EOS, "out of memory");
+	r = queue_event(s, WARDEN_EVENT_APPROVAL_REVOKE, fields, err);
+	json_decref(fields);
+	return r;
+}
+
+int warden_session_revoke(struct warden_session *s, const char *id,
+                          struct warden_error *err)
+{
+	if (!warden_grant_id_ok(id))
+		return warden_error_set(err, WARDEN_EUSAGE,
+		                        "not a grant id (grant- and 16 hex digits, as warden grant list shows)");
+	if (s->in_txn)
+		return revoke_txn(s, &s->knobs, (void *)id, err);
+	return warden_session_transaction(s, revoke_txn, (void *)id, err);
 }
 
 struct knob_change { int type; const char *key; json_t *value; int changed; };
@@ -1581,4 +1776,59 @@ int warden_session_replay(struct warden_session *s, warden_session_event_fn fn,
 	free(buf);
 	lock_fd(s->fd, LOCK_UN);
 	return r;
+}
+
+/* ---- grants in force ---------------------------------------------------- */
+
+static int grant_collect(uint64_t line_no, json_t *event, void *ud)
+{
+	json_t *seen = ud;
+	const char *type = json_string_value(json_object_get(event, "type"));
+
+	(void)line_no;
+	if (type != NULL && strcmp(type, "approval/grant") == 0 &&
+	    json_object_set(seen, json_string_value(json_object_get(event, "grant")), event) < 0)
+		return -1;
+	return 0;
+}
+
+int warden_session_grants(struct warden_session *s, json_t **out,
+                          struct warden_error *err)
+{
+	struct warden_knobs k;
+	json_t *seen = json_object(), *list = json_array(), *ev, *o;
+	char *text;
+	size_t i;
+	int r;
+
+	*out = NULL;
+	if (seen == NULL || list == NULL) {
+		json_decref(seen);
+		json_decref(list);
+		return oom_error(err, s);
+	}
+	r = warden_session_replay(s, grant_collect, seen, &k, err);
+	if (r > 0 || r == -1)
+		r = oom_error(err, s);
+	for (i = 0; r == 0 && i < k.n_grants; i++) {
+		ev = json_object_get(seen, k.grants[i].id);
+		text = ev != NULL ? warden_grant_scope_text(json_object_get(ev, "scope")) : NULL;
+		o = text == NULL ? NULL
+		    : json_pack("{s:s,s:O,s:s,s:O,s:O,s:O,s:O,s:O}", "id", k.grants[i].id,
+		                "name", json_object_get(ev, "name") ? json_object_get(ev, "name") : json_null(),
+		                "text", text, "scope", json_object_get(ev, "scope"),
+		                "seq", json_object_get(ev, "seq"), "time", json_object_get(ev, "time"),
+		                "answerer", json_object_get(ev, "answerer") ? json_object_get(ev, "answerer") : json_null(),
+		                "request_id", json_object_get(ev, "request_id") ? json_object_get(ev, "request_id") : json_null());
+		free(text);
+		if (o == NULL || json_array_append_new(list, o) < 0)
+			r = oom_error(err, s);
+	}
+	json_decref(seen);
+	if (r < 0) {
+		json_decref(list);
+		return r;
+	}
+	*out = list;
+	return 0;
 }

@@ -22,7 +22,15 @@
  * absolute, resolved, normal path; [] when every one was removed}.
  * sandbox/roots was added after the others: a log without one replays as
  * before (the config's writable_roots), and its "roots" knob is written
- * only once such an event is.  The audit events
+ * only once such an event is.
+ *
+ * Grants (grant.h) are knobs too, added later still: approval/grant
+ * {"grant": ID, "key": the scope's key, "scope": the scope, "request_id",
+ * "answerer", "name": the scope's name} adds {"id", "key"} to the knobs'
+ * "grants" list (written only while it is not empty); approval/revoke
+ * {"grant": ID} takes it out.  A grant whose key is not its scope's, whose
+ * id is already in force, a revoke of an id not in force, or more than
+ * WARDEN_GRANTS_MAX in force, is damage.  The audit events
  * (approval/asked, approval/decided, sandbox/run) carry whatever object
  * their writer gives; their keys must not be seq, time, type or knobs.
  * The consumer (host/run.h) writes two sandbox/run events per run that
@@ -89,6 +97,7 @@
 #include <jansson.h>
 
 #include "error.h"
+#include "grant.h"
 #include "wconfig.h"
 
 #define WARDEN_SESSION_ID_MAX 128
@@ -108,6 +117,8 @@ enum warden_event_type {
 	WARDEN_EVENT_SANDBOX_RUN,
 	WARDEN_EVENT_SANDBOX_NETWORK,
 	WARDEN_EVENT_SANDBOX_ROOTS,
+	WARDEN_EVENT_APPROVAL_GRANT,
+	WARDEN_EVENT_APPROVAL_REVOKE,
 };
 
 /* The most bytes the paths of a session's writable roots take together,
@@ -126,6 +137,8 @@ struct warden_knobs {
 	int roots_set;                           /* a sandbox/roots was written */
 	size_t n_roots;                          /* in its list */
 	char roots[WARDEN_ROOTS_TEXT_MAX];       /* its paths, each ended by NUL */
+	size_t n_grants;                         /* the grants in force */
+	struct warden_grant_ref grants[WARDEN_GRANTS_MAX]; /* in grant order */
 };
 
 /* The roots of k (k->n_roots of them) into out; their number. */
@@ -189,6 +202,14 @@ int warden_session_set_network(struct warden_session *s, int network,
  * absolute, resolved and normal; checked by the caller, roots.h). */
 int warden_session_set_roots(struct warden_session *s, const char *const *roots,
                              size_t n, int *changed, struct warden_error *err);
+/* Records a grant: fields holds grant, key, scope and the rest
+ * (session.h, above); it is checked as replay checks it.  Works inside a
+ * transaction (approval.c writes it with approval/decided). */
+int warden_session_grant(struct warden_session *s, json_t *fields,
+                         struct warden_error *err);
+/* Revokes the grant id in force; -WARDEN_EUSAGE when no such grant is. */
+int warden_session_revoke(struct warden_session *s, const char *id,
+                          struct warden_error *err);
 /* Records a permission/preset selection; only preset select calls it. */
 int warden_session_set_preset(struct warden_session *s, const char *name,
                               int *changed, struct warden_error *err);
@@ -218,6 +239,16 @@ typedef int (*warden_session_event_fn)(uint64_t line_no, json_t *event,
                                        void *ud);
 int warden_session_replay(struct warden_session *s, warden_session_event_fn fn,
                           void *ud, struct warden_knobs *knobs,
+                          struct warden_error *err);
+
+/*
+ * The grants in force in the session, in grant order, each as {"id",
+ * "name" (exact, prefix:N, destination), "text" (one line: what it
+ * covers), "scope", "seq", "time", "answerer", "request_id"}: a replay
+ * of the whole log (every line checked), the grant events read back.
+ * *out is a new array.
+ */
+int warden_session_grants(struct warden_session *s, json_t **out,
                           struct warden_error *err);
 
 /* Policy resolution (DESIGN §2) lives in policy.h. */

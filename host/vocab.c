@@ -22,6 +22,7 @@ static const struct name outcomes[] = {
 	{ WARDEN_OUTCOME_REJECTED, "rejected" },
 	{ WARDEN_OUTCOME_CANCELLED, "cancelled" },
 	{ WARDEN_OUTCOME_UNAVAILABLE, "unavailable" },
+	{ WARDEN_OUTCOME_ALLOWED_FOR_SESSION, "allowed-for-session" },
 };
 static const struct name enforcements[] = {
 	{ WARDEN_ENFORCEMENT_FULL, "full" },
@@ -67,3 +68,8 @@ int warden_enforcement_parse(const char *s) { return lookup(enforcements, N(enfo
 const char *warden_enforcement_name(int e) { return name_of(enforcements, N(enforcements), e); }
 int warden_network_parse(const char *s) { return lookup(networks, N(networks), s); }
 const char *warden_network_name(int n) { return name_of(networks, N(networks), n); }
+
+int warden_outcome_allows(int o)
+{
+	return o == WARDEN_OUTCOME_ALLOWED_ONCE || o == WARDEN_OUTCOME_ALLOWED_FOR_SESSION;
+}

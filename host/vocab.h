@@ -27,7 +27,13 @@ enum warden_outcome {
 	WARDEN_OUTCOME_REJECTED = 2,
 	WARDEN_OUTCOME_CANCELLED = 3,
 	WARDEN_OUTCOME_UNAVAILABLE = 4,
+	/* Allowed now, under a session grant: one just given (the request
+	 * is then allowed like allowed-once) or one that covered it. */
+	WARDEN_OUTCOME_ALLOWED_FOR_SESSION = 5,
 };
+
+/* 1 when the outcome lets the asked-about operation proceed (once). */
+int warden_outcome_allows(int outcome);
 
 #define WARDEN_SANDBOX_UNAVAILABLE "SANDBOX_UNAVAILABLE"
 #define WARDEN_PRESET_CUSTOM "custom"

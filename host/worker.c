@@ -168,10 +168,10 @@ static int buf_str(struct buf *b, const char *s)
 
 /* A reply or hello frame: [len][type][int32 value][u32 seq][u32 n][n
  * bytes]; seq is the request's (0 for the hello). */
-#define REPLY_HEAD 13
+#define REPLY_HEAD 17
 
 static int send_reply(int fd, char type, int32_t value, uint32_t seq,
-                      const char *text)
+                      uint32_t choice, const char *text)
 {
 	char frame[4 + REPLY_HEAD + REASON_MAX];
 	uint32_t len, n;
@@ -183,7 +183,8 @@ static int send_reply(int fd, char type, int32_t value, uint32_t seq,
 	memcpy(frame + 5, &value, 4);
 	memcpy(frame + 9, &seq, 4);
 	memcpy(frame + 13, &n, 4);
-	memcpy(frame + 17, text, n);
+	memcpy(frame + 17, &choice, 4);
+	memcpy(frame + 21, text, n);
 	return write_all(fd, frame, 4 + len);
 }
 
@@ -201,6 +202,7 @@ static void req_fields(const struct warden_request *r,
                        size_t n[WARDEN_REQUEST_NLIST], int *writable)
 {
 	int v11 = WARDEN_REQUEST_HAS(r, path);
+	int v14 = WARDEN_REQUEST_HAS(r, grant_choice);
 
 	str[0] = r->session_id;
 	str[1] = r->request_id;
@@ -222,6 +224,10 @@ static void req_fields(const struct warden_request *r,
 	n[2] = v11 && r->path_dropped != NULL ? r->n_path_dropped : 0;
 	list[3] = WARDEN_REQUEST_HAS(r, n_env_config) ? r->env_config : NULL;
 	n[3] = list[3] != NULL ? r->n_env_config : 0;
+	list[4] = v14 ? r->grant_scopes : NULL;
+	list[5] = v14 ? r->grant_texts : NULL;
+	n[4] = n[5] = v14 && r->grant_scopes != NULL && r->grant_texts != NULL
+	              ? r->n_grant_scopes : 0;
 	*writable = v11 ? r->program_writable : 0;
 }
 
@@ -253,6 +259,13 @@ static void req_assign(struct warden_request_copy *c, int writable)
 	r->env_config = c->n[3] > 0 ? (const char *const *)c->list[3] : NULL;
 	r->n_env_config = c->n[3];
 	r->program_writable = writable;
+	if (c->n[4] > 0 && c->n[4] == c->n[5]) {
+		r->grant_scopes = (const char *const *)c->list[4];
+		r->grant_texts = (const char *const *)c->list[5];
+		r->n_grant_scopes = c->n[4];
+		r->grant_choice = &c->choice;
+	}
+	c->choice = 0;
 }
 
 void warden_request_copy_free(struct warden_request_copy *c)
@@ -346,7 +359,7 @@ static void worker_serve(int fd, struct warden_loaded *lp)
 	struct warden_request_copy c;
 	char *frame, err[REASON_MAX];
 	const char *p, *end;
-	uint32_t len, seq, writable = 0;
+	uint32_t len, seq, writable = 0, choice;
 	int rc, decision, i, ok;
 
 	for (;;) {
@@ -383,8 +396,17 @@ static void worker_serve(int fd, struct warden_loaded *lp)
 		err[0] = '\0';
 		decision = lp->desc.decide(lp->state, &c.req, err, sizeof(err));
 		err[sizeof(err) - 1] = '\0';
+		if (decision == WARDEN_DECISION_ALLOWED_FOR_SESSION &&
+		    lp->desc.abi_minor < 4) {
+			/* A value its ABI does not have: garbage, never a grant. */
+			decision = WARDEN_DECISION_ERROR;
+			snprintf(err, sizeof(err), "returned 5, which ABI 1.%u (the "
+			         "plugin's) does not define: allowed-for-session is "
+			         "ABI 1.4's", lp->desc.abi_minor);
+		}
+		choice = c.choice > UINT32_MAX ? UINT32_MAX : (uint32_t)c.choice;
 		warden_request_copy_free(&c);
-		if (send_reply(fd, 'D', decision, seq, err) < 0)
+		if (send_reply(fd, 'D', decision, seq, choice, err) < 0)
 			return;
 	}
 }
@@ -419,10 +441,10 @@ worker_main(int fd, pid_t host, const struct warden_config *cfg,
 		_exit(0);
 
 	if (warden_loader_load(cfg, pl, 1, &lp) < 0) {
-		send_reply(fd, 'H', lp.status, 0, lp.reason);
+		send_reply(fd, 'H', lp.status, 0, 0, lp.reason);
 		_exit(0);
 	}
-	if (send_reply(fd, 'H', WARDEN_LOAD_LOADED, 0, "") == 0)
+	if (send_reply(fd, 'H', WARDEN_LOAD_LOADED, 0, 0, "") == 0)
 		worker_serve(fd, &lp);
 	warden_loader_unload(&lp);
 	_exit(0);
@@ -567,7 +589,7 @@ static int recv_exact(struct warden_worker *wk, void *dst, size_t len,
  */
 static int recv_reply(struct warden_worker *wk, char type, uint32_t seq,
                       const struct warden_wait *w, int32_t *value,
-                      char *reason, size_t reasonlen)
+                      uint32_t *choice, char *reason, size_t reasonlen)
 {
 	unsigned char frame[WARDEN_WORKER_REPLY_MAX];
 	uint32_t len, n, i, got_seq;
@@ -596,6 +618,7 @@ static int recv_reply(struct warden_worker *wk, char type, uint32_t seq,
 	memcpy(value, frame + 1, 4);
 	memcpy(&got_seq, frame + 5, 4);
 	memcpy(&n, frame + 9, 4);
+	memcpy(choice, frame + 13, 4);
 	if (frame[0] != (unsigned char)type || got_seq != seq ||
 	    n != len - REPLY_HEAD || n >= reasonlen || n > REASON_MAX ||
 	    recv(wk->fd, &extra, 1, MSG_PEEK | MSG_DONTWAIT) > 0) {
@@ -616,6 +639,7 @@ static int start(struct warden_worker *wk, const struct warden_wait *w,
 {
 	int sv[2], r;
 	int32_t status;
+	uint32_t choice;
 	pid_t host = getpid(), pid;
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
@@ -639,7 +663,7 @@ static int start(struct warden_worker *wk, const struct warden_wait *w,
 	close(sv[1]);
 	wk->pid = pid;
 	wk->fd = sv[0];
-	r = recv_reply(wk, 'H', 0, w, &status, reason, len);
+	r = recv_reply(wk, 'H', 0, w, &status, &choice, reason, len);
 	if (r > 0) {
 		stop(wk, 0, NULL, 0);
 		return wait_result(r);
@@ -671,7 +695,7 @@ int warden_worker_decide(struct warden_worker *wk,
 	const char *const *list[WARDEN_REQUEST_NLIST];
 	size_t n[WARDEN_REQUEST_NLIST], j;
 	int32_t value;
-	uint32_t len;
+	uint32_t len, choice = 0;
 	int r, i, ok = 1, writable;
 
 	reason[0] = '\0';
@@ -716,7 +740,7 @@ int warden_worker_decide(struct warden_worker *wk,
 	if (r < 0)
 		return fail(wk, WARDEN_WORKER_FAILED, 1, reason, reasonlen,
 		            "the answerer's worker stopped reading");
-	r = recv_reply(wk, 'D', wk->seq, w, &value, reason, reasonlen);
+	r = recv_reply(wk, 'D', wk->seq, w, &value, &choice, reason, reasonlen);
 	if (r > 0) {
 		stop(wk, 0, NULL, 0);
 		return wait_result(r);
@@ -726,6 +750,9 @@ int warden_worker_decide(struct warden_worker *wk,
 		return WARDEN_WORKER_FAILED;
 	}
 	*decision = value;
+	if (value == WARDEN_DECISION_ALLOWED_FOR_SESSION &&
+	    WARDEN_REQUEST_HAS(req, grant_choice) && req->grant_choice != NULL)
+		*req->grant_choice = choice;
 	return WARDEN_WORKER_ANSWERED;
 }
 

@@ -21,7 +21,10 @@
  * many strings, then program_writable as a 4-byte int; worker →
  * host 'H' (hello, once, after open; sequence 0) or 'D' (decision, with
  * the sequence of the request it answers), each + a 4-byte int + the
- * sequence + a 4-byte length and a one-line reason.  A frame that breaks
+ * sequence + a 4-byte length + a 4-byte grant choice (what decide() wrote
+ * to grant_choice; 0 in a hello) and a one-line reason of that length.
+ * The worker turns allowed-for-session from a plugin of ABI < 1.4 into an
+ * error.  A frame that breaks
  * any rule, answers another request, or arrives unasked, is garbage: the
  * worker is killed.
  */
@@ -63,15 +66,18 @@ int warden_wait_fd(int fd, short events, const struct warden_wait *w);
  * from a frame, and what an inproc call keeps while its thread may
  * outlive the ask.  The strings, in order: session_id, request_id, tool,
  * subject, call_id, reason, requested_mode, cwd, program, interpreter,
- * path, requested_network; the lists: argv, env_removed, path_dropped. */
+ * path, requested_network; the lists: argv, env_removed, path_dropped,
+ * grant_scopes, grant_texts (v1.4; the same count).  grant_choice points
+ * at `choice` when a scope is offered. */
 #define WARDEN_REQUEST_NSTR 12
-#define WARDEN_REQUEST_NLIST 4
+#define WARDEN_REQUEST_NLIST 6
 
 struct warden_request_copy {
 	struct warden_request req;  /* points into the fields below */
 	char *str[WARDEN_REQUEST_NSTR];
 	char **list[WARDEN_REQUEST_NLIST];  /* each NULL-terminated */
 	size_t n[WARDEN_REQUEST_NLIST];
+	size_t choice;              /* what decide() wrote to grant_choice */
 };
 
 /* A deep copy of req into c (absent fields become "" or empty lists).

@@ -172,12 +172,62 @@ static void test_anything_but_an_exact_word_is_unavailable(void **unused)
 	expect("echo ' allowed-once'", E, "it answered");
 	expect("echo Allowed-Once", E, "it answered 'Allowed-Once'");
 	expect("printf 'allowed-once\\r\\n'", E, "it answered 'allowed-once?'");
-	expect("echo allowed", E, "allowed: allowed-once, rejected, cancelled, next");
+	expect("echo allowed", E, "allowed: allowed-once, allowed-for-session [SCOPE], rejected, cancelled, next");
 	expect("echo unavailable", E, "it answered 'unavailable'");
 	expect("true", E, "it printed nothing");
 	expect("echo; echo allowed-once", E, "the first line of its output is empty");
 	expect("printf 'allowed-once\\000\\n'", E, "contains a NUL byte");
 	expect("printf '\\033[2Jallowed-once\\n'", E, "it answered '?[2Jallowed-once'");
+}
+
+/* ABI 1.4: `allowed-for-session` grants the first scope offered,
+ * `allowed-for-session NAME` the one named; a name not offered, or
+ * almost a name, is an error; the offer reaches the program. */
+static void test_allowed_for_session_picks_an_offered_scope(void **unused)
+{
+	const char *names[] = { "exact", "prefix:2", "prefix:1" };
+	const char *texts[] = { "exactly `git status -s`", "`git status ...`", "`git ...`" };
+	struct warden_request r = answerer_request("bash", "git status -s");
+	char err[512], path[PATH_MAX + 32], body[PATH_MAX + 64], line[4096];
+	size_t choice = 7;
+	json_t *o, *sc;
+	FILE *f;
+
+	(void)unused;
+	r.grant_scopes = names;
+	r.grant_texts = texts;
+	r.n_grant_scopes = 3;
+	r.grant_choice = &choice;
+	assert_int_equal(run_req("echo allowed-for-session", 5000, &r, err, sizeof(err)),
+	                 WARDEN_DECISION_ALLOWED_FOR_SESSION);
+	assert_int_equal(choice, 0);
+	assert_int_equal(run_req("printf 'allowed-for-session prefix:2\nok\n'", 5000, &r,
+	                         err, sizeof(err)), WARDEN_DECISION_ALLOWED_FOR_SESSION);
+	assert_int_equal(choice, 1);
+	assert_string_equal(err, "ok");
+	assert_int_equal(run_req("echo 'allowed-for-session prefix:3'", 5000, &r, err,
+	                         sizeof(err)), WARDEN_DECISION_ERROR);
+	assert_non_null(strstr(err, "scope 'prefix:3', which the request does not offer"));
+	assert_int_equal(run_req("echo 'allowed-for-session prefix:2 '", 5000, &r, err,
+	                         sizeof(err)), WARDEN_DECISION_ERROR);
+	assert_int_equal(run_req("echo 'allowed-for-sessionx'", 5000, &r, err,
+	                         sizeof(err)), WARDEN_DECISION_ERROR);
+	snprintf(path, sizeof(path), "%s/offer.json", dir);
+	snprintf(body, sizeof(body), "cat >%s; echo next", path);
+	assert_int_equal(run_req(body, 5000, &r, err, sizeof(err)), WARDEN_DECISION_DELEGATE);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(line, sizeof(line), f));
+	fclose(f);
+	o = json_loads(line, 0, NULL);
+	assert_non_null(o);
+	sc = json_object_get(o, "grant_scopes");
+	assert_int_equal(json_array_size(sc), 3);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(sc, 1), "name")),
+	                    "prefix:2");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(sc, 1), "text")),
+	                    "`git status ...`");
+	json_decref(o);
 }
 
 static void test_overlong_or_huge_output_is_unavailable(void **unused)
@@ -284,7 +334,8 @@ static void test_program_gets_the_request_as_one_json_line(void **unused)
 	assert_true(strlen(line) > 0 && line[strlen(line) - 1] == '\n');
 	o = json_loads(line, 0, &jerr);
 	assert_non_null(o);
-	assert_int_equal(json_object_size(o), 17);
+	assert_int_equal(json_object_size(o), 18);
+	assert_int_equal(json_array_size(json_object_get(o, "grant_scopes")), 0);
 	assert_string_equal(json_string_value(json_object_get(o, "session")), "s1");
 	assert_string_equal(json_string_value(json_object_get(o, "request_id")), "r1");
 	assert_string_equal(json_string_value(json_object_get(o, "tool")), "bash");
@@ -596,6 +647,7 @@ int main(void)
 		cmocka_unit_test(test_each_answer_word_decides),
 		cmocka_unit_test(test_the_second_line_is_the_decisions_reason),
 		cmocka_unit_test(test_anything_but_an_exact_word_is_unavailable),
+		cmocka_unit_test(test_allowed_for_session_picks_an_offered_scope),
 		cmocka_unit_test(test_overlong_or_huge_output_is_unavailable),
 		cmocka_unit_test(test_failed_program_is_unavailable),
 		cmocka_unit_test(test_deadline_kills_the_program),

@@ -386,6 +386,110 @@ static void test_setters_append_only_when_the_recorded_value_changes(void **stat
 	free(id);
 }
 
+/* A destination scope's key is the SHA-256 of its canonical encoding
+ * (the expected digests are Python's hashlib over the same bytes: one
+ * text of 59 bytes, padded over two blocks, one of 258). */
+static void test_grant_keys_are_sha256_of_the_canonical_scope(void **state)
+{
+	char key[WARDEN_GRANT_KEY_LEN + 1], why[160], host[201];
+	json_t *o;
+
+	(void)state;
+	o = json_pack("{s:s,s:s,s:s,s:i}", "tool", "network", "kind", "destination",
+	              "host", "a", "port", 1);
+	assert_int_equal(warden_grant_scope_check(o, key, why, sizeof(why)), 0);
+	assert_string_equal(key, "f4b73d9dac6e7bd9f1916914307119fee0884d7a4177138137e03ad392c107f1");
+	json_decref(o);
+	memset(host, 'x', 200);
+	host[200] = '\0';
+	o = json_pack("{s:s,s:s,s:s,s:i}", "tool", "network", "kind", "destination",
+	              "host", host, "port", 1);
+	assert_int_equal(warden_grant_scope_check(o, key, why, sizeof(why)), 0);
+	assert_string_equal(key, "a7e3ced14833ee95d501ea51dea31ba21090d7ea1130a535600db2c2f6f56ad4");
+	/* One field more, a bad port, another kind: refused. */
+	json_object_set_new(o, "extra", json_true());
+	assert_int_equal(warden_grant_scope_check(o, key, why, sizeof(why)), -1);
+	json_object_del(o, "extra");
+	json_object_set_new(o, "port", json_integer(70000));
+	assert_int_equal(warden_grant_scope_check(o, key, why, sizeof(why)), -1);
+	json_object_set_new(o, "port", json_integer(1));
+	json_object_set_new(o, "kind", json_string("everything"));
+	assert_int_equal(warden_grant_scope_check(o, key, why, sizeof(why)), -1);
+	json_decref(o);
+}
+
+static json_t *grant_fields(const char *id, const char *host)
+{
+	char key[WARDEN_GRANT_KEY_LEN + 1], why[160];
+	json_t *scope = json_pack("{s:s,s:s,s:s,s:i}", "kind", "destination", "tool",
+	                          "network", "host", host, "port", 443);
+
+	assert_int_equal(warden_grant_scope_check(scope, key, why, sizeof(why)), 0);
+	return json_pack("{s:s,s:s,s:o,s:s,s:s,s:s}", "grant", id, "key", key,
+	                 "scope", scope, "name", "destination", "request_id", "req-1",
+	                 "answerer", "t");
+}
+
+/* Grants fold into the knobs, survive a reopen and a replay, and are
+ * revoked; what replay would refuse is never written. */
+static void test_grants_fold_revoke_and_refuse_what_replay_would(void **state)
+{
+	struct sfix *f = *state;
+	struct warden_error err;
+	char *id = new_session(f), gid[WARDEN_GRANT_ID_LEN + 1], first[WARDEN_GRANT_ID_LEN + 1];
+	struct warden_session *s = open_ok(f, id);
+	struct warden_knobs k;
+	json_t *g, *list;
+	int i;
+
+	assert_int_equal(warden_grant_id_new(first), 0);
+	assert_true(warden_grant_id_ok(first));
+	g = grant_fields(first, "example.org");
+	assert_int_equal(warden_session_grant(s, g, &err), 0);
+	/* The same id again is refused, nothing written. */
+	assert_int_equal(warden_session_grant(s, g, &err), -WARDEN_EINTERNAL);
+	json_decref(g);
+	/* A key that is not its scope's is never written. */
+	g = grant_fields("grant-00000000000000aa", "example.org");
+	json_object_set_new(g, "key", json_string("0000000000000000000000000000000000000000000000000000000000000000"));
+	assert_int_equal(warden_session_grant(s, g, &err), -WARDEN_EINTERNAL);
+	json_decref(g);
+	assert_int_equal(sfix_count_lines(sfix_log_path(f, id)), 2);
+	assert_int_equal(warden_session_knobs(s)->n_grants, 1);
+	assert_non_null(warden_grant_covers_destination("Example.ORG", 443,
+	                warden_session_knobs(s)->grants, warden_session_knobs(s)->n_grants));
+	assert_null(warden_grant_covers_destination("example.org", 80,
+	            warden_session_knobs(s)->grants, warden_session_knobs(s)->n_grants));
+	warden_session_close(s);
+
+	s = open_ok(f, id);
+	assert_int_equal(warden_session_knobs(s)->n_grants, 1);
+	assert_string_equal(warden_session_knobs(s)->grants[0].id, first);
+	/* Up to the limit, then refused. */
+	for (i = 1; i < WARDEN_GRANTS_MAX; i++) {
+		snprintf(gid, sizeof(gid), "grant-%016x", i);
+		g = grant_fields(gid, "example.org");
+		assert_int_equal(warden_session_grant(s, g, &err), 0);
+		json_decref(g);
+	}
+	g = grant_fields("grant-ffffffffffffffff", "example.org");
+	assert_int_equal(warden_session_grant(s, g, &err), -WARDEN_EREFUSED);
+	json_decref(g);
+	assert_int_equal(warden_session_revoke(s, first, &err), 0);
+	assert_int_equal(warden_session_revoke(s, first, &err), -WARDEN_EUSAGE);
+	assert_int_equal(warden_session_revoke(s, "grant-x", &err), -WARDEN_EUSAGE);
+	assert_int_equal(warden_session_knobs(s)->n_grants, WARDEN_GRANTS_MAX - 1);
+	assert_int_equal(warden_session_replay(s, NULL, NULL, &k, &err), 0);
+	assert_int_equal(k.n_grants, WARDEN_GRANTS_MAX - 1);
+	assert_int_equal(warden_session_grants(s, &list, &err), 0);
+	assert_int_equal(json_array_size(list), WARDEN_GRANTS_MAX - 1);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(list, 0), "text")),
+	                    "network connections to example.org:443");
+	json_decref(list);
+	warden_session_close(s);
+	free(id);
+}
+
 static int failing_txn(struct warden_session *s, const struct warden_knobs *now,
                        void *ud, struct warden_error *err)
 {
@@ -1353,6 +1457,8 @@ int main(void)
 		T(test_append_writes_fields_in_a_stable_order),
 		T(test_append_refuses_knob_types_reserved_keys_and_non_objects),
 		T(test_two_handles_interleave_without_gaps),
+		cmocka_unit_test(test_grant_keys_are_sha256_of_the_canonical_scope),
+		T(test_grants_fold_revoke_and_refuse_what_replay_would),
 		T(test_setters_append_only_when_the_recorded_value_changes),
 		T(test_a_failed_transaction_writes_nothing),
 		T(test_a_short_write_is_rolled_back),

@@ -105,6 +105,9 @@ static void child(struct session *s, int master, int slave, int ready, int why)
 	d = tty->decide(st, &s->req, err, sizeof(err));
 	tty->close(st);
 	err[sizeof(err) - 1] = '\0';
+	if (d == WARDEN_DECISION_ALLOWED_FOR_SESSION && s->req.grant_choice != NULL)
+		snprintf(err + strlen(err), sizeof(err) - strlen(err), " [choice %zu]",
+		         *s->req.grant_choice);
 	(void)!write(why, err, strlen(err));
 	_exit(d + 10);
 }
@@ -339,6 +342,51 @@ static void test_yes_allows_once_and_no_rejects(void **unused)
 	assert_int_equal(answer("yy\rn\r"), WARDEN_DECISION_REJECTED);
 }
 
+/* ABI 1.4: the grants offered are shown numbered; s or sN allows for
+ * the session under the first or the N-th; a number past them asks again;
+ * y stays allowed-once. */
+static struct session *scoped(const char *input, const char *const *names,
+                              const char *const *texts, size_t *choice)
+{
+	struct session *s = session_new(input);
+
+	s->req.grant_scopes = names;
+	s->req.grant_texts = texts;
+	s->req.n_grant_scopes = 2;
+	s->req.grant_choice = choice;
+	converse(s);
+	assert_terminal_restored(s);
+	return s;
+}
+
+static void test_session_answers_pick_an_offered_grant(void **unused)
+{
+	static const char *const names[] = { "exact", "prefix:1" };
+	static const char *const texts[] = { "exactly `rm -rf build`", "`rm ...` \033[2J" };
+	size_t choice = 0;
+	struct session *s;
+
+	(void)unused;
+	s = scoped("s2\r", names, texts, &choice);
+	assert_int_equal(s->decision, WARDEN_DECISION_ALLOWED_FOR_SESSION);
+	assert_string_equal(s->reason, "the user answered 's2' [choice 1]");
+	assert_non_null(strstr(s->screen, "grants:  s1 exact: exactly `rm -rf build`\r\n"));
+	assert_non_null(strstr(s->screen, "s2 prefix:1: `rm ...` \\x1b[2J\r\n"));
+	assert_non_null(strstr(s->screen, "allow once? [y/n] for the session? [s1-s2] "));
+	assert_non_null(strstr(s->screen, "allowed for the session"));
+	free(s);
+	s = scoped("s3\rS\r", names, texts, &choice);
+	assert_int_equal(s->decision, WARDEN_DECISION_ALLOWED_FOR_SESSION);
+	assert_string_equal(s->reason, "the user answered 'S' [choice 0]");
+	assert_non_null(strstr(s->screen, "answer y, n, s or s1 to s2: "));
+	free(s);
+	s = scoped("y\r", names, texts, &choice);
+	assert_int_equal(s->decision, WARDEN_DECISION_ALLOWED_ONCE);
+	free(s);
+	/* Without an offer, s is no answer. */
+	assert_int_equal(answer("s\rn\r"), WARDEN_DECISION_REJECTED);
+}
+
 static void test_ctrl_c_ctrl_d_and_hangup_cancel(void **unused)
 {
 	struct session *s;
@@ -479,6 +527,7 @@ int main(void)
 		cmocka_unit_test(test_prompt_shows_the_command_that_will_run),
 		cmocka_unit_test(test_prompt_without_a_command_shows_no_program),
 		cmocka_unit_test(test_yes_allows_once_and_no_rejects),
+		cmocka_unit_test(test_session_answers_pick_an_offered_grant),
 		cmocka_unit_test(test_ctrl_c_ctrl_d_and_hangup_cancel),
 		cmocka_unit_test(test_input_typed_before_the_prompt_is_discarded),
 		cmocka_unit_test(test_timeout_gives_on_timeout),

@@ -9,8 +9,9 @@
  * There are two kinds of plugin:
  *
  *   answerer  one link of the approval waterfall.  It decides one request:
- *             allowed-once, rejected, cancelled, or delegates to the next
- *             answerer.  Anything else it returns, and any crash, hang or
+ *             allowed-once, rejected, cancelled, (from 1.4) allowed for
+ *             the session under a grant the request offers, or delegates
+ *             to the next answerer.  Anything else it returns, and any crash, hang or
  *             error, makes the request `unavailable` (never a permission).
  *
  *   backend   a sandbox backend.  It probes whether it can enforce a mode,
@@ -97,6 +98,9 @@
  *   1.4  warden_request: env_config, n_env_config (where the command's
  *          programs read their configuration from: HOME and the other
  *          location variables it gets).
+ *   1.4  (grants) enum warden_decision: WARDEN_DECISION_ALLOWED_FOR_SESSION.
+ *        warden_request: grant_scopes, grant_texts, n_grant_scopes,
+ *          grant_choice (the grants offered, and the one taken).
  *
  * Meeting an older host.  A plugin built against this header and loaded
  * by a 1.0 host is loaded (that host reads the 1.0 prefix of the
@@ -266,6 +270,18 @@ enum warden_decision {
 	WARDEN_DECISION_CANCELLED = 3,     /* the asker withdrew (e.g. Ctrl-C) */
 	WARDEN_DECISION_DELEGATE = 4,      /* no opinion: ask the next answerer */
 	WARDEN_DECISION_ERROR = -1,        /* the answerer failed: unavailable */
+
+	/* ---- v1.4 (grants) ---- */
+	/* Allow this operation now and grant the session the scope
+	 * req->grant_scopes[*req->grant_choice] (set it first; untouched it
+	 * stays 0, the first scope offered): a later request of the same
+	 * session that the grant covers is allowed without asking.  Only
+	 * when the request offers a scope (n_grant_scopes > 0); otherwise,
+	 * and from a plugin whose descriptor says abi_minor < 4, the value is
+	 * outside the closed set and the request is `unavailable` (as it is
+	 * on a host older than 1.4: return it only after
+	 * WARDEN_REQUEST_HAS(req, grant_choice) and n_grant_scopes > 0). */
+	WARDEN_DECISION_ALLOWED_FOR_SESSION = 5,
 };
 
 /* [host] One approval request.  Optional fields are "" (never NULL) when
@@ -348,6 +364,20 @@ struct warden_request {
 	 * caller's in a way that changes what runs. */
 	const char *const *env_config;
 	size_t n_env_config;
+
+	/* The grants the approver may give with
+	 * WARDEN_DECISION_ALLOWED_FOR_SESSION, narrowest first: each a name
+	 * ("exact", "prefix:N", "destination") and one line that says what
+	 * it would cover.  n_grant_scopes 0 (the lists NULL): none is offered
+	 * (a program under a writable root, no command, the session's grant
+	 * list full). */
+	const char *const *grant_scopes;
+	const char *const *grant_texts;
+	size_t n_grant_scopes;
+	/* [plugin] Where decide() writes the index of the scope it grants
+	 * (0 when it writes nothing); NULL when n_grant_scopes is 0.  An
+	 * index >= n_grant_scopes makes the request `unavailable`. */
+	size_t *grant_choice;
 };
 
 /* Whether the host's struct warden_request includes `field`. */

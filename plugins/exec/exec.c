@@ -11,14 +11,17 @@
  *    "call_id":"…","reason":"…","mode":"…","cwd":"…",
  *    "argv":["…"],"env_removed":["…"],"path_dropped":["…"],
  *    "program":"…","interpreter":"…","path":"…","network":"…",
- *    "program_writable":false}
+ *    "program_writable":false,
+ *    "grant_scopes":[{"name":"exact","text":"…"},{"name":"prefix:2",…}]}
  *
  * (absent optional fields are "", absent lists []; `mode` is the sandbox
  * mode an escalation asks for, `network` the network ("enabled"); argv to
  * path describe the command the
  * request is about, exactly as it will run: plugin.h, v1.1).  The first
  * line of its stdout is the answer: exactly `allowed-once`, `rejected`,
- * `cancelled` or `next` (reply.c); the second line, optional, is the
+ * `cancelled` or `next`, or `allowed-for-session` (the first grant scope
+ * offered) or `allowed-for-session NAME` (the one so named) when
+ * grant_scopes is not empty (reply.c); the second line, optional, is the
  * decision's reason, recorded with it.  Anything
  * else — another word, an empty or overlong line, a NUL, more than 64 KiB
  * of output, a nonzero exit, death by a signal, a program that cannot be
@@ -303,6 +306,27 @@ static char *request_json(const struct warden_request *req, char *err,
 	                                     req->program_writable)) < 0) {
 		json_decref(o);
 		goto oom;
+	}
+	/* v1.4: the grants offered, [{"name", "text"}, ...]. */
+	if ((a = json_array()) == NULL ||
+	    json_object_set_new(o, "grant_scopes", a) < 0) {
+		json_decref(o);
+		goto oom;
+	}
+	for (j = 0; HAS(req, grant_choice) && req->grant_scopes != NULL &&
+	            req->grant_texts != NULL && j < req->n_grant_scopes; j++) {
+		s = json_pack("{s:s,s:s}", "name", req->grant_scopes[j],
+		              "text", req->grant_texts[j]);
+		if (s == NULL) {
+			WARDEN_PLUGIN_ERR(err, errlen, "the request's grant scope %zu "
+			                  "is not valid UTF-8, and JSON cannot carry it", j);
+			json_decref(o);
+			return NULL;
+		}
+		if (json_array_append_new(a, s) < 0) {
+			json_decref(o);
+			goto oom;
+		}
 	}
 	text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(o);
@@ -591,7 +615,13 @@ static int exec_decide(void *state, const struct warden_request *req,
 		                  e->argv[0], WEXITSTATUS(status));
 		goto out;
 	}
-	decision = exec_reply_parse(r->head, r->head_len, err, errlen);
+	if (HAS(req, grant_choice) && req->n_grant_scopes > 0 && req->grant_choice != NULL)
+		decision = exec_reply_parse_scoped(r->head, r->head_len, req->grant_scopes,
+		                                   req->n_grant_scopes, req->grant_choice,
+		                                   err, errlen);
+	else
+		decision = exec_reply_parse_scoped(r->head, r->head_len, NULL, 0, NULL,
+		                                   err, errlen);
 out:
 	if (in[0] >= 0)
 		close(in[0]);

@@ -54,6 +54,15 @@ static void reason_line(const char *s, size_t n, char *why, size_t whylen)
 
 int exec_reply_parse(const char *out, size_t len, char *why, size_t whylen)
 {
+	return exec_reply_parse_scoped(out, len, NULL, 0, NULL, why, whylen);
+}
+
+#define FOR_SESSION "allowed-for-session"
+
+int exec_reply_parse_scoped(const char *out, size_t len,
+                            const char *const *scopes, size_t n_scopes,
+                            size_t *choice, char *why, size_t whylen)
+{
 	char said[65];
 	const char *nl = len > 0 ? memchr(out, '\n', len) : NULL;
 	size_t n = nl != NULL ? (size_t)(nl - out) : len;
@@ -74,6 +83,34 @@ int exec_reply_parse(const char *out, size_t len, char *why, size_t whylen)
 		                  "contains a NUL byte");
 		return WARDEN_DECISION_ERROR;
 	}
+	/* `allowed-for-session` (the first scope offered) or
+	 * `allowed-for-session SCOPE` (one of the offered names, exactly). */
+	if (n >= strlen(FOR_SESSION) && memcmp(out, FOR_SESSION, strlen(FOR_SESSION)) == 0 &&
+	    (n == strlen(FOR_SESSION) || out[strlen(FOR_SESSION)] == ' ')) {
+		const char *name = out + strlen(FOR_SESSION) + 1;
+		size_t nlen = n > strlen(FOR_SESSION) ? n - strlen(FOR_SESSION) - 1 : 0;
+
+		if (choice != NULL)
+			*choice = 0;
+		if (n > strlen(FOR_SESSION)) {
+			for (i = 0; i < n_scopes; i++)
+				if (strlen(scopes[i]) == nlen && memcmp(scopes[i], name, nlen) == 0)
+					break;
+			if (i == n_scopes) {
+				shown(name, nlen, said, sizeof(said));
+				WARDEN_PLUGIN_ERR(why, whylen, "it answered allowed-for-session "
+				                  "with scope '%s%s', which the request does not offer",
+				                  said, nlen >= sizeof(said) ? "..." : "");
+				return WARDEN_DECISION_ERROR;
+			}
+			if (choice != NULL)
+				*choice = i;
+		}
+		reason_line(nl != NULL ? nl + 1 : out + len,
+		            (size_t)(out + len - (nl != NULL ? nl + 1 : out + len)),
+		            why, whylen);
+		return WARDEN_DECISION_ALLOWED_FOR_SESSION;
+	}
 	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
 		if (strlen(words[i].word) == n &&
 		    memcmp(words[i].word, out, n) == 0) {
@@ -84,7 +121,8 @@ int exec_reply_parse(const char *out, size_t len, char *why, size_t whylen)
 		}
 	shown(out, n, said, sizeof(said));
 	WARDEN_PLUGIN_ERR(why, whylen, "it answered '%s%s' (allowed: "
-	                  "allowed-once, rejected, cancelled, next)", said,
+	                  "allowed-once, allowed-for-session [SCOPE], rejected, "
+	                  "cancelled, next)", said,
 	                  n >= sizeof(said) ? "..." : "");
 	return WARDEN_DECISION_ERROR;
 }

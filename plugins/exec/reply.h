@@ -19,5 +19,12 @@
  * bytes, "" when there is none; or WARDEN_DECISION_ERROR with a one-line
  * printable reason in why.  why is always terminated when whylen > 0. */
 int exec_reply_parse(const char *out, size_t len, char *why, size_t whylen);
+/* The same, knowing the grant scopes the request offers (ABI 1.4):
+ * `allowed-for-session` grants the first, `allowed-for-session NAME` the
+ * one named (*choice receives its index); a name not offered is an
+ * error. */
+int exec_reply_parse_scoped(const char *out, size_t len,
+                            const char *const *scopes, size_t n_scopes,
+                            size_t *choice, char *why, size_t whylen);
 
 #endif

@@ -37,8 +37,10 @@
  * The terminal is put in non-canonical mode without echo or signals, and
  * input typed before the prompt was shown is discarded (a keystroke meant
  * for something else must not answer it).  The answer is a line: y or yes
- * allows this one operation, n or no rejects it (any case); anything else
- * asks again.  The interrupt character (Ctrl-C), the end-of-file character
+ * allows this one operation, n or no rejects it (any case); when the
+ * request offers grants (ABI 1.4: shown numbered under `grants:`), s or
+ * sN allows it for the session under the first or the N-th of them;
+ * anything else asks again.  The interrupt character (Ctrl-C), the end-of-file character
  * on an empty line (Ctrl-D) and a hang-up cancel.  The terminal's settings
  * are restored on every path out of decide().
  *
@@ -302,10 +304,63 @@ static int show_command(int fd, const struct warden_request *req)
 	return 0;
 }
 
+/* The grants the request offers (ABI 1.4), 0 when none. */
+static size_t n_scopes(const struct warden_request *req)
+{
+	if (!WARDEN_REQUEST_HAS(req, grant_choice) || req->grant_scopes == NULL ||
+	    req->grant_texts == NULL || req->grant_choice == NULL)
+		return 0;
+	return req->n_grant_scopes;
+}
+
+/* Each offered grant, numbered from 1 as the answer sN names it. */
+static int show_scopes(int fd, const struct warden_request *req)
+{
+	char label[64], *both;
+	size_t i, n;
+	int r;
+
+	for (i = 0; i < n_scopes(req); i++) {
+		snprintf(label, sizeof(label), i == 0 ? "  grants:  s%zu " : "           s%zu ",
+		         i + 1);
+		n = strlen(req->grant_scopes[i]) + strlen(req->grant_texts[i]) + 3;
+		if ((both = malloc(n)) == NULL)
+			return -1;
+		snprintf(both, n, "%s: %s", req->grant_scopes[i], req->grant_texts[i]);
+		r = show_field(fd, label, both);
+		free(both);
+		if (r < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* "s" or "sN" (1 <= N <= the scopes offered): the index into *choice. */
+static int session_answer(const char *line, const struct warden_request *req,
+                          size_t *choice)
+{
+	char *end;
+	unsigned long k;
+
+	if (n_scopes(req) == 0 || (line[0] != 's' && line[0] != 'S'))
+		return 0;
+	if (line[1] == '\0') {
+		*choice = 0;
+		return 1;
+	}
+	if (line[1] < '1' || line[1] > '9')
+		return 0;
+	k = strtoul(line + 1, &end, 10);
+	if (*end != '\0' || k < 1 || k > n_scopes(req))
+		return 0;
+	*choice = k - 1;
+	return 1;
+}
+
 static int show_request(int fd, const struct tty *t,
                         const struct warden_request *req)
 {
-	char line[128];
+	char line[192], session[64] = "";
 
 	if (put(fd, "\nwarden: approval requested\n") < 0 ||
 	    show_field(fd, "  tool:    ", req->tool) < 0 ||
@@ -326,14 +381,20 @@ static int show_request(int fd, const struct tty *t,
 	if (req->call_id != NULL && req->call_id[0] != '\0' &&
 	    show_field(fd, "  call:    ", req->call_id) < 0)
 		return -1;
+	if (n_scopes(req) > 0 && show_scopes(fd, req) < 0)
+		return -1;
+	if (n_scopes(req) > 1)
+		snprintf(session, sizeof(session), " for the session? [s1-s%zu]", n_scopes(req));
+	else if (n_scopes(req) == 1)
+		snprintf(session, sizeof(session), " for the session? [s]");
 	if (t->timeout_ms > 0)
-		snprintf(line, sizeof(line), "allow once? [y/n] (%ld s, then %s) ",
-		         (t->timeout_ms + 999) / 1000,
+		snprintf(line, sizeof(line), "allow once? [y/n]%s (%ld s, then %s) ",
+		         session, (t->timeout_ms + 999) / 1000,
 		         t->on_timeout == WARDEN_DECISION_REJECTED ? "rejected"
 		         : t->on_timeout == WARDEN_DECISION_CANCELLED ? "cancelled"
 		         : "the next answerer");
 	else
-		snprintf(line, sizeof(line), "allow once? [y/n] ");
+		snprintf(line, sizeof(line), "allow once? [y/n]%s ", session);
 	return put(fd, line);
 }
 
@@ -363,8 +424,10 @@ static int word_is(const char *line, const char *a, const char *b)
 /* Read one answer.  Returns a WARDEN_DECISION_* value, or 0 on the
  * deadline. */
 static int read_answer(int fd, const struct tty *t, const struct termios *tio,
-                       char *err, size_t errlen)
+                       const struct warden_request *req, char *err, size_t errlen)
 {
+	size_t choice;
+	char again[64];
 	long deadline = t->timeout_ms > 0 ? now_ms() + t->timeout_ms : 0;
 	char line[ANSWER_MAX + 1];
 	size_t len = 0;
@@ -432,8 +495,18 @@ static int read_answer(int fd, const struct tty *t, const struct termios *tio,
 				                  "'%s'", line);
 				return WARDEN_DECISION_REJECTED;
 			}
+			if (session_answer(line, req, &choice)) {
+				*req->grant_choice = choice;
+				WARDEN_PLUGIN_ERR(err, errlen, "the user answered "
+				                  "'%s'", line);
+				return WARDEN_DECISION_ALLOWED_FOR_SESSION;
+			}
 			len = 0;
-			if (put(fd, "\nanswer y or n: ") < 0)
+			snprintf(again, sizeof(again), n_scopes(req) > 1
+			         ? "\nanswer y, n, s or s1 to s%zu: "
+			         : n_scopes(req) == 1 ? "\nanswer y, n or s: "
+			         : "\nanswer y or n: ", n_scopes(req));
+			if (put(fd, again) < 0)
 				goto write_failed;
 			continue;
 		}
@@ -460,6 +533,7 @@ static const char *said(int decision)
 {
 	switch (decision) {
 	case WARDEN_DECISION_ALLOWED_ONCE: return "\nallowed once\n";
+	case WARDEN_DECISION_ALLOWED_FOR_SESSION: return "\nallowed for the session\n";
 	case WARDEN_DECISION_REJECTED: return "\nrejected\n";
 	case WARDEN_DECISION_CANCELLED: return "\ncancelled\n";
 	case WARDEN_DECISION_DELEGATE: return "\nno answer: asking the next answerer\n";
@@ -513,7 +587,7 @@ static int tty_decide(void *state, const struct warden_request *req,
 		                  strerror(errno));
 		decision = WARDEN_DECISION_ERROR;
 	} else {
-		decision = read_answer(fd, t, &saved, err, errlen);
+		decision = read_answer(fd, t, &saved, req, err, errlen);
 		if (decision == 0) {
 			WARDEN_PLUGIN_ERR(err, errlen, "no answer within %ld ms "
 			                  "(on_timeout = %s)", t->timeout_ms,

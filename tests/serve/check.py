@@ -690,6 +690,48 @@ def roots(c, sid):
           "after roots.remove the write is denied and nothing reaches the host", r)
 
 
+def grants(c):
+    """Session grants over serve: approval.ask offers grant_scopes, the client
+    answers allowed-for-session with one of them, a covered run is not
+    asked, grant.list and grant.revoke are the CLI's."""
+    sid = c.call("session.new", {"cwd": WS})["session"]
+
+    def run(word):
+        n = len(c.asked)
+        r, out, err = c.run({"argv": ["echo", "grant-" + TAG, word], "escalate": "danger-full-access",
+                             "justification": "grants", "session": sid})
+        return r, out, len(c.asked) - n
+
+    c.on_ask = lambda p: {"result": {"decision": "allowed-for-session", "scope": "prefix:2"}}
+    r, out, n = run("a")
+    g = (r.get("escalation") or {}).get("grant") or {}
+    offered = [s["name"] for s in c.asked[-1]["request"].get("grant_scopes", [])]
+    check(r["status"] == 0 and n == 1 and out == ("grant-%s a\n" % TAG).encode()
+          and g.get("scope") == "prefix:2" and g.get("new") is True
+          and offered == ["exact", "prefix:2", "prefix:1"],
+          "grants: the client grants prefix:2 of what approval.ask offers", (r, offered))
+    c.on_ask = lambda p: {"result": {"decision": "rejected"}}
+    r, out, n = run("b")
+    check(r["status"] == 0 and n == 0 and out == ("grant-%s b\n" % TAG).encode()
+          and r["escalation"]["grant"] == {"id": g.get("id"), "scope": "prefix:2", "new": False},
+          "grants: a run the grant covers is not asked", r)
+    lst = c.call("grant.list", {"session": sid})
+    check([x["id"] for x in lst["grants"]] == [g.get("id")] and lst["grants"][0]["name"] == "prefix:2",
+          "grant.list: the grant in force", lst)
+    check(c.call("grant.revoke", {"grant": g.get("id"), "session": sid})["message"]
+          == "grant: revoked " + g.get("id", ""), "grant.revoke answers as the CLI prints")
+    r, out, n = run("b")
+    check(r["status"] == 77 and n == 1 and out == b"", "grants: revoked, the client is asked again", r)
+    expect_error(lambda: c.call("grant.revoke", {"grant": g.get("id"), "session": sid}), 64,
+                 "no grant", "grant.revoke of a revoked grant: the CLI's refusal")
+    c.on_ask = lambda p: {"result": {"decision": "allowed-for-session", "scope": "prefix:9"}}
+    r, out, n = run("c")
+    check(r["status"] == 77 and r["escalation"]["outcome"] == "unavailable"
+          and "does not offer" in (r["escalation"]["reason"] or ""),
+          "grants: a scope the request does not offer is unavailable", r)
+    c.on_ask = None
+
+
 def main():
     if MODE == "socket":
         socket_dirs()
@@ -701,6 +743,7 @@ def main():
         network(c, sid)
         roots(c, sid)
         approvals(c, sid)
+        grants(c)
         if MODE == "socket":
             socket_only(c, sid)
         check(not c.unknown, "nothing unexpected came", c.unknown[:3])

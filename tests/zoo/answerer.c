@@ -1,7 +1,8 @@
 /*
  * answerer.c — the zoo's valid answerer: the smallest plugin that loads.
  *
- * `decision = allowed-once|rejected|cancelled|delegate` (default delegate)
+ * `decision = allowed-once|allowed-for-session|rejected|cancelled|delegate`
+ * (default delegate; allowed-for-session grants the first scope offered)
  * is its main key; `reason = TEXT` (ABI 1.1) is what it gives with the
  * decision, with C escapes decoded (\n \t \e \\ \xHH) so that a test can
  * hand the host a reason with any byte in it, and `reason_repeat = N`
@@ -58,6 +59,7 @@ static void *zoo_open(const struct warden_open_args *args, char *err, size_t err
 		{ "rejected", WARDEN_DECISION_REJECTED },
 		{ "cancelled", WARDEN_DECISION_CANCELLED },
 		{ "delegate", WARDEN_DECISION_DELEGATE },
+		{ "allowed-for-session", WARDEN_DECISION_ALLOWED_FOR_SESSION },
 	};
 	struct zoo_answerer *z;
 	size_t i, j;
