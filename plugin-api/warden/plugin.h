@@ -95,12 +95,12 @@
  *          void_dir (what may be bound over them).
  *        warden_confine_out: deny_read_held.
  *        warden_probe2: deny_read_held.
- *   1.4  warden_request: env_config, n_env_config (where the command's
+ *   1.4  enum warden_decision: WARDEN_DECISION_ALLOWED_FOR_SESSION.
+ *        warden_request: env_config, n_env_config (where the command's
  *          programs read their configuration from: HOME and the other
- *          location variables it gets).
- *   1.4  (grants) enum warden_decision: WARDEN_DECISION_ALLOWED_FOR_SESSION.
- *        warden_request: grant_scopes, grant_texts, n_grant_scopes,
- *          grant_choice (the grants offered, and the one taken).
+ *          location variables it gets), grant_scopes, grant_texts,
+ *          n_grant_scopes, grant_choice (the grants offered, and the one
+ *          taken).
  *
  * Meeting an older host.  A plugin built against this header and loaded
  * by a 1.0 host is loaded (that host reads the 1.0 prefix of the
