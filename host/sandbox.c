@@ -911,6 +911,9 @@ static int check_request(const struct warden_sandbox *svc,
 		return warden_error_set(err, WARDEN_EINTERNAL,
 		                        "sandbox: confine called with unknown mode %d",
 		                        policy->mode);
+	if (policy->network == WARDEN_NETWORK_ALLOWLIST)
+		return warden_error_set(err, WARDEN_EUNAVAILABLE,
+		                        "sandbox: the allowlist network needs warden's proxy, which this confinement has not (the command is not run with the network open)");
 	if (policy->network != WARDEN_NETWORK_RESTRICTED &&
 	    policy->network != WARDEN_NETWORK_ENABLED)
 		return warden_error_set(err, WARDEN_EINTERNAL,

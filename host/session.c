@@ -368,7 +368,7 @@ static int event_check(json_t *o, struct event *ev, char *why, size_t whylen)
 		break;
 	case WARDEN_EVENT_SANDBOX_NETWORK:
 		if (warden_network_parse(json_string_value(json_object_get(o, "network"))) < 0) {
-			snprintf(why, whylen, "sandbox/network has no valid \"network\" (restricted or enabled)");
+			snprintf(why, whylen, "sandbox/network has no valid \"network\" (restricted, allowlist or enabled)");
 			return -1;
 		}
 		break;

@@ -353,6 +353,9 @@ enum warden_network {
 	WARDEN_NETWORK_RESTRICTED = 1, /* no socket outside the command's own
 	                                  process tree (see warden_policy) */
 	WARDEN_NETWORK_ENABLED = 2,    /* the host's network */
+	/* v1.4: only warden's proxy (policy->proxy_port / proxy_socket): a
+	 * backend of an older minor refuses the value as unknown. */
+	WARDEN_NETWORK_ALLOWLIST = 3,
 };
 
 /* [plugin] What probe() fills in.  Frozen at its 1.0 layout (it has no
