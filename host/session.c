@@ -35,6 +35,7 @@ static const char *const event_names[] = {
 	[WARDEN_EVENT_SANDBOX_RUN] = "sandbox/run",
 	[WARDEN_EVENT_SANDBOX_NETWORK] = "sandbox/network",
 	[WARDEN_EVENT_SANDBOX_ROOTS] = "sandbox/roots",
+	[WARDEN_EVENT_NETWORK_CONNECT] = "network/connect",
 };
 #define N_EVENTS ((int)(sizeof(event_names) / sizeof(event_names[0])))
 
@@ -1191,7 +1192,7 @@ int warden_session_append(struct warden_session *s, const char *type,
 	int t = warden_event_type_parse(type);
 
 	if (t != WARDEN_EVENT_APPROVAL_ASKED && t != WARDEN_EVENT_APPROVAL_DECIDED &&
-	    t != WARDEN_EVENT_SANDBOX_RUN)
+	    t != WARDEN_EVENT_SANDBOX_RUN && t != WARDEN_EVENT_NETWORK_CONNECT)
 		return warden_error_set(err, WARDEN_EINTERNAL,
 		                        "session %s: \"%s\" is not an audit event type (knobs have their own setters)",
 		                        s->id, type ? type : "(null)");
