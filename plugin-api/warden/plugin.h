@@ -93,6 +93,8 @@
  *          n_deny_read (paths the command must not read), void_file,
  *          void_dir (what may be bound over them).
  *        warden_confine_out: deny_read_held.
+ *   1.4  enum warden_network: WARDEN_NETWORK_ALLOWLIST.
+ *        warden_policy: proxy_port, proxy_fd (the allowlist proxy).
  *
  * Meeting an older host.  A plugin built against this header and loaded
  * by a 1.0 host is loaded (that host reads the 1.0 prefix of the
@@ -150,7 +152,7 @@ extern "C" {
 
 /* The ABI this header describes. */
 #define WARDEN_PLUGIN_ABI_MAJOR 1
-#define WARDEN_PLUGIN_ABI_MINOR 3
+#define WARDEN_PLUGIN_ABI_MINOR 4
 
 /* The one symbol a plugin exports. */
 #define WARDEN_PLUGIN_SYMBOL "warden_plugin"
@@ -522,6 +524,20 @@ struct warden_policy {
 	 * capabilities are dropped); NULL when the host has none. */
 	const char *void_file;
 	const char *void_dir;
+
+	/* Appended in v1.4 (the allowlist network): read them only after
+	 * WARDEN_POLICY_HAS; an older host never sets them, and never passes
+	 * WARDEN_NETWORK_ALLOWLIST. */
+	/* network == WARDEN_NETWORK_ALLOWLIST: the proxy's TCP port on the
+	 * host's 127.0.0.1, and the port the command is told (HTTP_PROXY and
+	 * the rest are in spawn_env); 0 otherwise. */
+	int proxy_port;
+	/* network == WARDEN_NETWORK_ALLOWLIST: one end of a unix SOCK_SEQPACKET
+	 * pair; a forwarder in a network namespace of the command's own
+	 * listens on its 127.0.0.1:proxy_port and sends each accepted socket
+	 * over it (SCM_RIGHTS, one per message) to the proxy.  The host's;
+	 * hand out a dup().  -1 otherwise. */
+	int proxy_fd;
 };
 
 /* What a writable root is (v1.3). */
