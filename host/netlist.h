@@ -16,7 +16,9 @@
  * An address that is private, loopback, link-local, multicast or
  * otherwise not a public unicast address (warden_netlist_addr_private) is
  * reached only when the destination is listed exactly: the address
- * itself, or the name itself (not through a wildcard) in allowed_domains.
+ * itself, or the name itself (not through a wildcard) in allowed_domains;
+ * an address hosts_file gives a name counts as listed (the operator wrote
+ * it).
  * So a public name that resolves, or is made to resolve, to 127.0.0.1 or
  * 10.0.0.1 is refused, whoever answered for it.
  *

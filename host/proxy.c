@@ -392,6 +392,8 @@ static void resolve(struct proxy *p, struct conn *c)
 			c->addrlen[c->n_addrs++] = p->hosts.e[i].addrlen;
 		}
 	if (c->n_addrs > 0) {
+		/* The operator's own mapping: its addresses are as listed. */
+		c->listed_exactly = 1;
 		addresses_known(p, c);
 		return;
 	}
@@ -578,6 +580,7 @@ static void start_relay(struct proxy *p, struct conn *c)
 		rest = WARDEN_PROXY_BUF - c->c2s_len;
 	memcpy(c->c2s + c->c2s_len, c->head + c->req.consumed, rest);
 	c->c2s_len += rest;
+	c->up += c->c2s_len;
 	c->state = S_RELAY;
 	c->deadline = 0;
 }
