@@ -306,6 +306,9 @@ static void ask_child(struct proxy *p, struct conn *c, int fd)
 	char subject[300], line[1400];
 	int n;
 
+	/* A serve or mcp client's connection belongs to the host process,
+	 * not to this one: the `client` answerer delegates here. */
+	warden_approval_set_client(NULL, NULL);
 	dest_text(c, subject, sizeof(subject));
 	memset(&req, 0, sizeof(req));
 	memset(&res, 0, sizeof(res));
