@@ -5,7 +5,8 @@
 # hosts_file (good.test allowed, bad.test denied, ask.test in neither).
 # Through the proxy by HTTP, CONNECT and SOCKS5; bad.test refused (403);
 # ask.test asked through the exec answerer (which records the request),
-# allowed once, then asked again; a direct connection and a DNS lookup
+# allowed once, then asked again; localhost (the system's resolver says
+# loopback) refused even when allowed once; a direct connection and a DNS lookup
 # from inside refused; every connection a network/connect event.
 . "${top_srcdir:?run by make check}/tests/run/lib.sh"
 
@@ -96,6 +97,15 @@ PY
 			grep -q -- "--escalate-network" "$T/out" &&
 			ok "$n: ask.test asked again, rejected, refused with how to ask" ||
 			fail "$n: ask.test again: $(cat "$T/out" "$T/err" "$T/requests")"
+
+		# localhost is resolved by the system (not hosts_file) to a
+		# loopback address: allowed once, still refused.
+		echo allowed-once >"$T/answer"
+		wr "$n" run --json -- curl -sS -m 10 http://localhost:$PORT/
+		[ "$(grep -c '"subject":"localhost:' "$T/requests")" = 1 ] && ! grep -q hello "$T/out" &&
+			grep -q "private, loopback or link-local" "$T/out" &&
+			ok "$n: a name the resolver points at loopback is refused even when allowed once" ||
+			fail "$n: localhost: $(cat "$T/out" "$T/err")"
 
 		wr "$n" run --json -- curl -sS -m 5 --noproxy '*' http://127.0.0.1:$PORT/
 		[ "$rc" != 0 ] && ! grep -q hello "$T/out" &&
