@@ -696,7 +696,7 @@ static int check_request(const struct warden_approval_request *req,
 	    warden_network_parse(req->requested_network) < 0)
 		return warden_error_set(err, WARDEN_EUSAGE, "approval: "
 		                        "requested network '%s' is not a network "
-		                        "setting (restricted, enabled)",
+		                        "setting (restricted, allowlist, enabled)",
 		                        req->requested_network);
 	if (req->deadline_ms < 0)
 		return warden_error_set(err, WARDEN_EUSAGE, "approval: a "

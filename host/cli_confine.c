@@ -308,6 +308,8 @@ int warden_cmd_confine(struct warden_cli *cli, int argc, char **argv)
 	if (net_arg != NULL && (network = warden_network_parse(net_arg)) < 0)
 		return warden_cli_usage("confine: --network '%s': use restricted or enabled",
 		                        net_arg);
+	if (network == WARDEN_NETWORK_ALLOWLIST)
+		return warden_cli_usage("confine: --network allowlist needs warden's proxy for the life of the command, and confine only prints an argv: use warden run (or restricted or enabled here)");
 	if (root_arg != NULL && root_arg[0] != '/')
 		return warden_cli_usage("confine: --root '%s' is relative: give the absolute path of the workspace",
 		                        root_arg);

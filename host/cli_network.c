@@ -2,7 +2,7 @@
  * cli_network.c — the network knob of DESIGN §2 ("Network knob") and §8:
  *
  *   warden network [--json]                 the effective network and its source
- *   warden network set restricted|enabled   the session's sandbox/network
+ *   warden network set restricted|allowlist|enabled   the session's sandbox/network
  *
  * Both act on the global --session (else $WARDEN_SESSION); `warden
  * network` without a session shows what a run without one would get (the
@@ -28,7 +28,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 	        "usage: warden [--session ID] network [--json]\n"
-	        "       warden [--session ID] network set restricted|enabled\n"
+	        "       warden [--session ID] network set restricted|allowlist|enabled\n"
 	        "\n"
 	        "The network knob, independent of the sandbox mode:\n"
 	        "  restricted  a confined command reaches no socket outside its own\n"
@@ -36,6 +36,11 @@ static void usage(FILE *f)
 	        "              address (loopback included), no host unix socket,\n"
 	        "              pathname or abstract, but those [warden]\n"
 	        "              allow_unix_socket names\n"
+	        "  allowlist   a confined command reaches only warden's proxy\n"
+	        "              (HTTP CONNECT, absolute-URI HTTP, SOCKS5), which\n"
+	        "              lets through [warden] allowed_domains, refuses\n"
+	        "              denied_domains (deny wins) and asks the approval\n"
+	        "              waterfall about every other destination\n"
 	        "  enabled     the host's network\n"
 	        "\n"
 	        "Without `set`: the effective value and where it comes from\n"
@@ -90,7 +95,7 @@ static int set(struct warden_cli *cli, const char *value)
 
 	network = warden_network_parse(value);
 	if (network < 0)
-		return warden_cli_usage("network set: not a network setting (allowed: restricted, enabled)");
+		return warden_cli_usage("network set: not a network setting (allowed: restricted, allowlist, enabled)");
 	if (cli->session_id == NULL || cli->session_id[0] == '\0')
 		return warden_cli_usage("network set: no session (give --session ID or set WARDEN_SESSION)");
 	if (warden_session_id_check(cli->session_id, &err) < 0)
@@ -141,10 +146,10 @@ int warden_cmd_network(struct warden_cli *cli, int argc, char **argv)
 	}
 	if (is_set) {
 		if (optind + 1 != argc)
-			return warden_cli_usage("network set: expected exactly one value (restricted or enabled)");
+			return warden_cli_usage("network set: expected exactly one value (restricted, allowlist or enabled)");
 		return set(cli, argv[optind]);
 	}
 	if (optind < argc)
-		return warden_cli_usage("network: unknown subcommand (expected 'warden network' or 'warden network set restricted|enabled')");
+		return warden_cli_usage("network: unknown subcommand (expected 'warden network' or 'warden network set restricted|allowlist|enabled')");
 	return show(cli, json);
 }

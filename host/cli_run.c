@@ -397,7 +397,16 @@ static void print_denial(const struct warden_run_report *rep,
 {
 	const char *mode = warden_mode_name(rep->mode);
 
-	if (rep->network_denied) {
+	if (rep->network_denied && rep->network == WARDEN_NETWORK_ALLOWLIST) {
+		/* denial names the destination and the domain to add. */
+		warden_text_line(stderr,
+		        "warden: denied by the allowlist network (%s sandbox, %s): %s%s%s",
+		        mode, rep->backend, rep->denial,
+		        rep->policy == WARDEN_POLICY_NEVER ? "" : "; or: warden run --escalate-network --justification 'WHY' ",
+		        rep->policy == WARDEN_POLICY_NEVER ? "" : o->command != NULL ? "-c '...'" : "-- ...");
+		if (!rep->file_denied)
+			return;
+	} else if (rep->network_denied) {
 		if (rep->policy == WARDEN_POLICY_NEVER)
 			warden_text_line(stderr,
 			        "warden: denied by the restricted network (%s sandbox, %s): %s; escalation is not possible (approval policy never)",

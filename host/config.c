@@ -29,6 +29,7 @@
 #include <ini.h>
 
 #include "denyread.h"
+#include "netlist.h"
 #include "vocab.h"
 #include "wconfig.h"
 
@@ -53,7 +54,8 @@ static const char *const warden_keys[] = {
 	"default_mode", "workspace_root", "approval_policy", "state_dir",
 	"plugin_dir", "require_full", "durability", "shell", "scrub_env",
 	"default_network", "allow_unix_socket", "deny_read",
-	"deny_read_defaults", "writable_roots", NULL,
+	"deny_read_defaults", "writable_roots", "allowed_domains",
+	"denied_domains", "hosts_file", NULL,
 };
 static const char *const preset_keys[] = {
 	"sandbox", "approval", "label", "description", "network", NULL,
@@ -62,7 +64,7 @@ static const char *const backend_keys[] = { "plugin", "required", NULL };
 static const char *const answerer_keys[] = {
 	"plugin", "isolation", "timeout_ms", NULL,
 };
-#define HOST_KEYS_MAX 16
+#define HOST_KEYS_MAX 20
 _Static_assert(sizeof(warden_keys) / sizeof(warden_keys[0]) <= HOST_KEYS_MAX + 1,
                "key_line[] must hold every [warden] key");
 
@@ -525,7 +527,7 @@ static int network_key(struct parser *p, const char *key, const char *v)
 		n = warden_network_parse(v);
 		if (n < 0)
 			return fail(p, "[warden] default_network = %s: allowed: "
-			            "restricted, enabled", v);
+			            "restricted, allowlist, enabled", v);
 		c->default_network = n;
 		return 1;
 	}
@@ -547,6 +549,59 @@ static int network_key(struct parser *p, const char *key, const char *v)
 		return oom(p);
 	c->n_allow_unix_sockets++;
 	return 1;
+}
+
+/* allowed_domains and denied_domains (repeatable, whitespace-separated
+ * entries, netlist.h), hosts_file (a path read when a proxy starts). */
+static int domains_key(struct parser *p, const char *key, const char *v)
+{
+	struct warden_config *c = p->cfg;
+	int allowed = strcmp(key, "allowed_domains") == 0;
+	char ***list = allowed ? &c->allowed_domains : &c->denied_domains;
+	size_t *n = allowed ? &c->n_allowed_domains : &c->n_denied_domains;
+	char word[WARDEN_NETLIST_NAME_MAX + 8], norm[WARDEN_NETLIST_NAME_MAX + 8];
+	const char *why, *w = v;
+	char **grown;
+	size_t len, i;
+
+	if (strcmp(key, "hosts_file") == 0) {
+		free(c->hosts_file);
+		c->hosts_file = resolve_path(p, key, v);
+		return !p->failed;
+	}
+	if (v[0] == '\0')
+		return fail(p, "[warden] %s: empty (give names such as "
+		            "registry.npmjs.org or *.example.com)", key);
+	for (;;) {
+		w += strspn(w, " \t");
+		if (*w == '\0')
+			return 1;
+		len = strcspn(w, " \t");
+		if (len >= sizeof(word))
+			return fail(p, "[warden] %s: '%.40s...': longer than a "
+			            "DNS name (253 bytes)", key, w);
+		memcpy(word, w, len);
+		word[len] = '\0';
+		w += len;
+		if ((why = warden_netlist_entry_problem(word)) != NULL)
+			return fail(p, "[warden] %s = %s: '%s': %s", key, v, word, why);
+		if (warden_netlist_normalize(word, norm, sizeof(norm)) < 0)
+			return fail(p, "[warden] %s: '%s': too long", key, word);
+		for (i = 0; i < *n; i++)
+			if (strcmp((*list)[i], norm) == 0)
+				return fail(p, "[warden] %s: '%s' listed twice (keep "
+				            "one)", key, word);
+		if (*n >= WARDEN_NETLIST_MAX)
+			return fail(p, "[warden] %s: more than %d entries", key,
+			            WARDEN_NETLIST_MAX);
+		grown = realloc(*list, (*n + 1) * sizeof(*grown));
+		if (grown == NULL)
+			return oom(p);
+		*list = grown;
+		if ((grown[*n] = strdup(norm)) == NULL)
+			return oom(p);
+		(*n)++;
+	}
 }
 
 /* deny_read (repeatable) and deny_read_defaults. */
@@ -632,6 +687,9 @@ static int warden_key(struct parser *p, int k, const char *key, const char *v)
 		return deny_read_key(p, key, v);
 	if (strcmp(key, "writable_roots") == 0)
 		return roots_key(p, v);
+	if (strcmp(key, "allowed_domains") == 0 ||
+	    strcmp(key, "denied_domains") == 0 || strcmp(key, "hosts_file") == 0)
+		return domains_key(p, key, v);
 	switch (k) {
 	case 0:
 		n = warden_mode_parse(v);
@@ -699,7 +757,7 @@ static int preset_key(struct parser *p, int k, const char *v)
 	if (strcmp(preset_keys[k], "network") == 0) {
 		n = warden_network_parse(v);
 		if (n < 0)
-			return fail(p, "[%s] network = %s: allowed: restricted, "
+			return fail(p, "[%s] network = %s: allowed: restricted, allowlist, "
 			            "enabled (or leave the key out: the preset then "
 			            "leaves the network alone)", p->header, v);
 		pr->network = n;
@@ -799,7 +857,9 @@ static int repeatable(int type, const char *key)
 {
 	return type == SECT_WARDEN && (strcmp(key, "allow_unix_socket") == 0 ||
 	                               strcmp(key, "deny_read") == 0 ||
-	                               strcmp(key, "writable_roots") == 0);
+	                               strcmp(key, "writable_roots") == 0 ||
+	                               strcmp(key, "allowed_domains") == 0 ||
+	                               strcmp(key, "denied_domains") == 0);
 }
 
 static int handle(void *user, const char *section, const char *key,
@@ -1195,6 +1255,13 @@ void warden_config_free(struct warden_config *cfg)
 	for (i = 0; i < cfg->n_writable_roots; i++)
 		free(cfg->writable_roots[i]);
 	free(cfg->writable_roots);
+	for (i = 0; i < cfg->n_allowed_domains; i++)
+		free(cfg->allowed_domains[i]);
+	free(cfg->allowed_domains);
+	for (i = 0; i < cfg->n_denied_domains; i++)
+		free(cfg->denied_domains[i]);
+	free(cfg->denied_domains);
+	free(cfg->hosts_file);
 	free_plugins(cfg->backends, cfg->n_backends);
 	free_plugins(cfg->answerers, cfg->n_answerers);
 	for (i = 0; i < cfg->n_presets; i++) {

@@ -26,7 +26,7 @@ static const struct warden_command commands[] = {
 	{ "session", warden_cmd_session, "session new [--cwd DIR] | show ID [--json] | state ID [--json]" },
 	{ "mode", warden_cmd_mode, "mode set MODE               the session's sandbox mode" },
 	{ "policy", warden_cmd_policy, "policy set ask|never        the session's approval policy" },
-	{ "network", warden_cmd_network, "network [--json] | network set restricted|enabled  the session's network knob" },
+	{ "network", warden_cmd_network, "network [--json] | network set restricted|allowlist|enabled  the session's network knob" },
 	{ "roots", warden_cmd_roots, "roots list [--json] | add DIR | remove DIR  the session's writable roots beside its root" },
 	{ "grant", warden_cmd_grant, "grant list [--json] | revoke ID  the session's approval grants" },
 	{ "preset", warden_cmd_preset, "preset list [--json] | select NAME | current [--json]" },

@@ -61,7 +61,7 @@ json_t *warden_mcp_initialize_result(const char *version,
 	         "workspace %.4000s (session %.200s). When a run is denied, its result "
 	         "says which mode a retry needs (escalate_to): call `run` again with "
 	         "the same command, `escalate` set to that mode and a `justification`; "
-	         "when the restricted network denied it (escalate_network true), call "
+	         "when the network denied it (escalate_network true), call "
 	         "`run` again with `escalate_network` true and a `justification`. "
 	         "The user decides, and an allowed escalation covers that one run only.",
 	         root != NULL ? root : "", session_id != NULL ? session_id : "");
@@ -118,11 +118,17 @@ static json_t *run_output_schema(void)
 	json_object_set_new(props, "escalate_to", s);
 	json_object_set_new(props, "escalation", json_pack("{s:s}", "type", "object"));
 	s = nullable("string");
-	json_object_set_new(s, "enum", json_pack("[s,s,n]", "restricted", "enabled"));
+	json_object_set_new(s, "enum", json_pack("[s,s,s,n]", "restricted", "allowlist",
+	                                         "enabled"));
 	json_object_set_new(s, "description", json_string(
 		"the network the command ran with (restricted: no TCP, UDP or host "
-		"socket), null when nothing was resolved"));
+		"socket; allowlist: only warden's proxy), null when nothing was resolved"));
 	json_object_set_new(props, "network", s);
+	json_object_set_new(props, "network_refused", json_pack("{s:s,s:{s:s},s:s}",
+		"type", "array", "items", "type", "string", "description",
+		"allowlist: the destinations (host:port) the proxy refused; to reach one, "
+		"the user adds its domain to allowed_domains, or run again with "
+		"escalate_network true"));
 	json_object_set_new(props, "network_denied", json_pack("{s:s,s:s}", "type", "boolean",
 		"description", "the restricted network refused a connection, a socket or a lookup"));
 	json_object_set_new(props, "network_denial", nullable("string"));

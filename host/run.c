@@ -22,6 +22,7 @@
 #include "env.h"
 #include "inputs.h"
 #include "policy.h"
+#include "proxy.h"
 #include "program.h"
 #include "roots.h"
 #include "run.h"
@@ -110,6 +111,9 @@ void warden_run_report_clear(struct warden_run_report *rep)
 	warden_env_names_free(rep->env_config, rep->n_env_config);
 	warden_skipped_free(rep->skipped, rep->n_skipped);
 	free(rep->spawn);
+	for (size_t i = 0; rep->network_refused != NULL && rep->network_refused[i] != NULL; i++)
+		free(rep->network_refused[i]);
+	free(rep->network_refused);
 	json_decref(rep->roots);
 	json_decref(rep->roots_notes);
 	memset(rep, 0, sizeof(*rep));
@@ -293,6 +297,14 @@ static void network_json(json_t *o, const struct warden_run_report *rep)
 	json_object_set_new(o, "network_detail", rep->network_detail[0]
 	                    ? json_or_null(warden_json_string_lossy(rep->network_detail))
 	                    : json_null());
+	if (rep->network == WARDEN_NETWORK_ALLOWLIST) {
+		json_t *a = json_array();
+
+		for (size_t i = 0; a != NULL && rep->network_refused != NULL &&
+		                   rep->network_refused[i] != NULL; i++)
+			json_array_append_new(a, json_string(rep->network_refused[i]));
+		json_object_set_new(o, "network_refused", json_or_null(a));
+	}
 }
 
 /* The report's fields, shared by the --json object and the event. */
@@ -634,7 +646,42 @@ struct run_ctx {
 	struct warden_deny deny;    /* what deny_read hides from this run */
 	char void_file[PATH_MAX];   /* what a backend binds over it */
 	char void_dir[PATH_MAX];
+	struct warden_proxy *proxy; /* the allowlist network's, while it runs */
+	struct warden_proxy_opts proxy_opts;
+	char **proxy_envp;          /* confined_env with the proxy's variables */
+	char *proxy_env[WARDEN_PROXY_ENV_N];
 };
+
+/* Stops the run's proxy; what it refused goes into the report. */
+static void proxy_stop(struct run_ctx *x, struct warden_run_report *rep)
+{
+	char **refused = NULL;
+	size_t i, n = 0, k;
+
+	if (x->proxy == NULL)
+		return;
+	warden_proxy_stop(x->proxy, &refused);
+	x->proxy = NULL;
+	if (refused == NULL)
+		return;
+	for (i = 0; rep->network_refused != NULL && rep->network_refused[i] != NULL; i++)
+		n++;
+	for (i = 0; refused[i] != NULL; i++) {
+		char **grown;
+
+		for (k = 0; k < n && strcmp(rep->network_refused[k], refused[i]) != 0; k++)
+			;
+		if (k < n || n >= WARDEN_PROXY_REFUSED_MAX ||
+		    (grown = realloc(rep->network_refused, (n + 2) * sizeof(*grown))) == NULL) {
+			free(refused[i]);
+			continue;
+		}
+		rep->network_refused = grown;
+		grown[n++] = refused[i];
+		grown[n] = NULL;
+	}
+	free(refused);
+}
 
 /*
  * The start of a run, in the session's log before anything is spawned: a
@@ -703,6 +750,11 @@ static void ctx_free(struct run_ctx *x)
 	free(x->tmp_entry);
 	warden_program_free(&x->prog);
 	warden_deny_free(&x->deny);
+	if (x->proxy != NULL)
+		warden_proxy_stop(x->proxy, NULL);
+	free(x->proxy_envp);
+	for (size_t i = 0; i < WARDEN_PROXY_ENV_N; i++)
+		free(x->proxy_env[i]);
 	/* After the confined run's end: nothing of it writes there now. */
 	warden_scratch_close(&x->scratch);
 }
@@ -792,6 +844,8 @@ static int spawn_and_classify(struct run_ctx *x, struct warden_run_report *rep,
 	 * (a lock, the pins to remove) is released now, the pins only when
 	 * nothing of the run can still be running. */
 	warden_confined_finish(x->confined, r < 0 || sr->all_ended);
+	/* Its connections end with it, each logged. */
+	proxy_stop(x, rep);
 	if (r < 0)
 		return r;
 
@@ -874,6 +928,23 @@ static int spawn_and_classify(struct run_ctx *x, struct warden_run_report *rep,
 		snprintf(rep->denial, sizeof(rep->denial),
 		         "a write to %.300s was refused: a protected path inside the workspace root, kept read-only so that nothing planted there runs later outside the sandbox",
 		         rep->denied_path);
+	}
+	if (cf != NULL && rep->network == WARDEN_NETWORK_ALLOWLIST &&
+	    rep->network_refused != NULL && rep->network_refused[0] != NULL &&
+	    (cl.cls == WARDEN_CLASS_FAILED || cl.cls == WARDEN_CLASS_DENIED) &&
+	    !rep->file_denied) {
+		/* The proxy refused a destination and the command failed. */
+		const char *d = rep->network_refused[0];
+		size_t hl = strcspn(d[0] == '[' ? d + 1 : d, d[0] == '[' ? "]" : ":");
+
+		rep->network_denied = 1;
+		rep->cls = WARDEN_CLASS_DENIED;
+		snprintf(rep->network_denial, sizeof(rep->network_denial),
+		         "warden's proxy refused %.300s", d);
+		snprintf(rep->denial, sizeof(rep->denial),
+		         "a connection to %.300s was refused by the allowlist network: add %.*s to [warden] allowed_domains, or ask for the whole network once with --escalate-network",
+		         d, (int)(hl > 255 ? 255 : hl), d[0] == '[' ? d + 1 : d);
+		snprintf(cl.reason, sizeof(cl.reason), "a destination refused by the allowlist proxy");
 	}
 	if (cf != NULL && rep->network == WARDEN_NETWORK_RESTRICTED &&
 	    (cl.cls == WARDEN_CLASS_FAILED || cl.cls == WARDEN_CLASS_DENIED) &&
@@ -1158,6 +1229,71 @@ static int deny_read_policy(struct run_ctx *x, const struct warden_resolved *res
 	return 0;
 }
 
+/*
+ * The allowlist network: the run's proxy (started once per spawn), its
+ * port and socket in the policy, and its variables in the command's
+ * environment (a caller's own HTTP_PROXY and kin replaced).  A proxy that
+ * cannot start refuses the run (SANDBOX_UNAVAILABLE): nothing runs with
+ * the network open.
+ */
+static int proxy_start(struct run_ctx *x, struct warden_run_report *rep,
+                       struct warden_policy *pol, struct warden_error *err)
+{
+	struct warden_proxy_opts *o = &x->proxy_opts;
+	size_t n = 0, i, k, keep;
+	int r;
+
+	if (x->proxy == NULL) {
+		memset(o, 0, sizeof(*o));
+		o->cfg = x->c->cfg;
+		o->session = x->session;
+		o->argv = rep->argv;
+		o->argc = rep->argc;
+		o->call_id = x->req->call_id;
+		o->program = x->approved ? &x->prog : NULL;
+		if (x->session != NULL && x->c->approval == NULL &&
+		    (r = warden_approval_new(x->c->cfg, &x->c->approval, err)) < 0)
+			return r;
+		o->approval = x->session != NULL ? x->c->approval : NULL;
+		if ((r = warden_proxy_start(o, &x->proxy, err)) < 0) {
+			rep->status = WARDEN_EUNAVAILABLE;
+			rep->refused = "unavailable";
+			snprintf(rep->reason, sizeof(rep->reason), "%s", err->msg);
+			warden_error_clear(err);
+			return 0;
+		}
+	}
+	for (i = 0; i < WARDEN_PROXY_ENV_N; i++) {
+		free(x->proxy_env[i]);
+		x->proxy_env[i] = NULL;
+	}
+	if (warden_proxy_env(x->proxy->port, x->proxy_env, WARDEN_PROXY_ENV_N) < 0)
+		return warden_error_set(err, WARDEN_EOS, "run: out of memory");
+	while (x->confined_env != NULL && x->confined_env[n] != NULL)
+		n++;
+	free(x->proxy_envp);
+	if ((x->proxy_envp = calloc(n + WARDEN_PROXY_ENV_N + 1, sizeof(char *))) == NULL)
+		return warden_error_set(err, WARDEN_EOS, "run: out of memory");
+	for (i = k = 0; i < n; i++) {
+		const char *e = x->confined_env[i];
+		size_t name = strcspn(e, "=");
+
+		keep = 1;
+		for (size_t j = 0; j < WARDEN_PROXY_ENV_N; j++)
+			if (strncmp(x->proxy_env[j], e, name + 1) == 0)
+				keep = 0;
+		if (keep)
+			x->proxy_envp[k++] = x->confined_env[i];
+	}
+	for (i = 0; i < WARDEN_PROXY_ENV_N; i++)
+		x->proxy_envp[k++] = x->proxy_env[i];
+	x->confined_env = x->proxy_envp;
+	pol->spawn_env = (const char *const *)x->proxy_envp;
+	pol->proxy_port = x->proxy->port;
+	pol->proxy_fd = x->proxy->pass_fd;
+	return 0;
+}
+
 /* Step 5: confines rep->argv for the resolved policy.  0 with
  * x->confined set, 0 with rep saying why nothing runs, or a negative
  * status. */
@@ -1226,6 +1362,12 @@ static int confine(struct run_ctx *x, const struct warden_resolved *res,
 	if ((r = command_env(x, 1, &x->confined_env, err)) < 0)
 		return r;
 	pol.spawn_env = (const char *const *)x->confined_env;
+	if (res->network == WARDEN_NETWORK_ALLOWLIST) {
+		if ((r = proxy_start(x, rep, &pol, err)) < 0)
+			return r;
+		if (rep->refused != NULL)
+			return 0;
+	}
 	r = warden_sandbox_confine_flags(x->c->sandbox, rep->argv, rep->argc, &pol,
 	                                 WARDEN_CONFINE_PASS_FDS | WARDEN_CONFINE_FACTS |
 	                                 (x->req->require_full || x->c->cfg->require_full

@@ -204,6 +204,9 @@ struct warden_run_report {
 	                               a connection, socket or lookup refused
 	                               (classify.h): the class is then denied */
 	char network_denial[512];   /* that stderr line, or "" */
+	char **network_refused;     /* the allowlist network: destinations
+	                               (host:port) its proxy refused,
+	                               NULL-terminated, or NULL */
 	int file_denied;            /* 1: denial says what file effect was
 	                               refused (beside a network denial, or
 	                               alone) */

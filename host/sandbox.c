@@ -844,6 +844,7 @@ void warden_policy_init(struct warden_policy *p)
 	p->root_fd = -1;
 	p->network = WARDEN_NETWORK_ENABLED;
 	p->tmp_fd = -1;
+	p->proxy_fd = -1;
 }
 
 static int path_under(const char *path, const char *root);
@@ -924,8 +925,13 @@ static int check_request(const struct warden_sandbox *svc,
 		return warden_error_set(err, WARDEN_EINTERNAL,
 		                        "sandbox: confine called with unknown mode %d",
 		                        policy->mode);
+	if (policy->network == WARDEN_NETWORK_ALLOWLIST &&
+	    (policy->proxy_port <= 0 || policy->proxy_port > 65535 || policy->proxy_fd < 0))
+		return warden_error_set(err, WARDEN_EUNAVAILABLE,
+		                        "sandbox: the allowlist network needs warden's proxy, which this confinement has not (the command is not run with the network open)");
 	if (policy->network != WARDEN_NETWORK_RESTRICTED &&
-	    policy->network != WARDEN_NETWORK_ENABLED)
+	    policy->network != WARDEN_NETWORK_ENABLED &&
+	    policy->network != WARDEN_NETWORK_ALLOWLIST)
 		return warden_error_set(err, WARDEN_EINTERNAL,
 		                        "sandbox: confine called with unknown network setting %d",
 		                        policy->network);

@@ -37,6 +37,7 @@ static const char *const event_names[] = {
 	[WARDEN_EVENT_SANDBOX_ROOTS] = "sandbox/roots",
 	[WARDEN_EVENT_APPROVAL_GRANT] = "approval/grant",
 	[WARDEN_EVENT_APPROVAL_REVOKE] = "approval/revoke",
+	[WARDEN_EVENT_NETWORK_CONNECT] = "network/connect",
 };
 #define N_EVENTS ((int)(sizeof(event_names) / sizeof(event_names[0])))
 
@@ -448,7 +449,7 @@ static int event_check(json_t *o, struct event *ev, char *why, size_t whylen)
 		break;
 	case WARDEN_EVENT_SANDBOX_NETWORK:
 		if (warden_network_parse(json_string_value(json_object_get(o, "network"))) < 0) {
-			snprintf(why, whylen, "sandbox/network has no valid \"network\" (restricted or enabled)");
+			snprintf(why, whylen, "sandbox/network has no valid \"network\" (restricted, allowlist or enabled)");
 			return -1;
 		}
 		break;
@@ -1334,7 +1335,7 @@ int warden_session_append(struct warden_session *s, const char *type,
 	int t = warden_event_type_parse(type);
 
 	if (t != WARDEN_EVENT_APPROVAL_ASKED && t != WARDEN_EVENT_APPROVAL_DECIDED &&
-	    t != WARDEN_EVENT_SANDBOX_RUN)
+	    t != WARDEN_EVENT_SANDBOX_RUN && t != WARDEN_EVENT_NETWORK_CONNECT)
 		return warden_error_set(err, WARDEN_EINTERNAL,
 		                        "session %s: \"%s\" is not an audit event type (knobs have their own setters)",
 		                        s->id, type ? type : "(null)");

@@ -119,6 +119,7 @@ enum warden_event_type {
 	WARDEN_EVENT_SANDBOX_ROOTS,
 	WARDEN_EVENT_APPROVAL_GRANT,
 	WARDEN_EVENT_APPROVAL_REVOKE,
+	WARDEN_EVENT_NETWORK_CONNECT,   /* one connection through the proxy */
 };
 
 /* The most bytes the paths of a session's writable roots take together,
@@ -181,8 +182,8 @@ uint64_t warden_session_last_seq(const struct warden_session *s);
 int warden_session_refresh(struct warden_session *s, struct warden_error *err);
 
 /*
- * Appends one audit event: type is "approval/asked", "approval/decided" or
- * "sandbox/run"; fields is a JSON object (borrowed, not modified; NULL =
+ * Appends one audit event: type is "approval/asked", "approval/decided",
+ * "sandbox/run" or "network/connect"; fields is a JSON object (borrowed, not modified; NULL =
  * none).  The knob events have their own writers below and session/start
  * is written only by create.  Returns once the line is written (and
  * fsync'd under durability fsync); on failure nothing was appended.

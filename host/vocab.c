@@ -32,6 +32,7 @@ static const struct name enforcements[] = {
 static const struct name networks[] = {
 	{ WARDEN_NETWORK_RESTRICTED, "restricted" },
 	{ WARDEN_NETWORK_ENABLED, "enabled" },
+	{ WARDEN_NETWORK_ALLOWLIST, "allowlist" },
 };
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))

@@ -109,6 +109,14 @@ struct warden_config {
 	 * checked when a run is confined (roots.h). */
 	char **writable_roots;
 	size_t n_writable_roots;
+	/* The allowlist network (netlist.h): allowed_domains and
+	 * denied_domains, normalized (lower case, an IPv6 literal without
+	 * brackets), file order, no duplicates; hosts_file absolute or NULL. */
+	char **allowed_domains;
+	size_t n_allowed_domains;
+	char **denied_domains;
+	size_t n_denied_domains;
+	char *hosts_file;
 
 	struct warden_config_plugin *backends;
 	size_t n_backends;

@@ -301,7 +301,7 @@ static void test_bad_network_values_name_line_key_and_what_to_write(void **state
 
 	(void)state;
 	parse_fails("[warden]\ndefault_network = open\n", ":2:", "default_network = open",
-	            "restricted, enabled", NULL);
+	            "restricted, allowlist, enabled", NULL);
 	parse_fails("[warden]\ndefault_network = enabled\ndefault_network = restricted\n",
 	            ":3:", "default_network given twice", NULL);
 	parse_fails("[warden]\nallow_unix_socket = agent.sock\n", ":2:",
@@ -321,9 +321,39 @@ static void test_bad_network_values_name_line_key_and_what_to_write(void **state
 	snprintf(text, sizeof(text), "[warden]\nallow_unix_socket = /%0106d\n", 0);
 	warden_config_free(parse_ok(text));
 	parse_fails("[preset p]\nsandbox = read-only\napproval = ask\nnetwork = off\n",
-	            ":4:", "network = off", "restricted, enabled", "leave the key out", NULL);
+	            ":4:", "network = off", "restricted, allowlist, enabled", "leave the key out", NULL);
 	parse_fails("[preset p]\nsandbox = danger-full-access\napproval = never\nnetwork = restricted\n",
 	            ":1:", "danger-full-access", "always enabled", NULL);
+}
+
+static void test_allowlist_lists_are_normalized_and_bad_entries_named(void **state)
+{
+	struct warden_config *cfg;
+
+	(void)state;
+	cfg = parse_ok("[warden]\n"
+	               "default_network = allowlist\n"
+	               "allowed_domains = Good.Test *.example.com\n"
+	               "allowed_domains = 127.0.0.1 [::1]\n"
+	               "denied_domains = bad.test\n"
+	               "hosts_file = hosts\n"
+	               "[preset agent]\nsandbox = workspace-write\napproval = ask\nnetwork = allowlist\n");
+	assert_int_equal(cfg->default_network, WARDEN_NETWORK_ALLOWLIST);
+	assert_int_equal(cfg->presets[0].network, WARDEN_NETWORK_ALLOWLIST);
+	assert_int_equal(cfg->n_allowed_domains, 4);
+	assert_string_equal(cfg->allowed_domains[0], "good.test");
+	assert_string_equal(cfg->allowed_domains[1], "*.example.com");
+	assert_string_equal(cfg->allowed_domains[3], "::1");
+	assert_int_equal(cfg->n_denied_domains, 1);
+	assert_string_equal(cfg->hosts_file, "/etc/x/hosts");
+	warden_config_free(cfg);
+
+	parse_fails("[warden]\nallowed_domains = a..b\n", ":2:", "'a..b'", "empty label", NULL);
+	parse_fails("[warden]\nallowed_domains = *.com\n", ":2:", "two labels", NULL);
+	parse_fails("[warden]\nallowed_domains = a.*.com\n", ":2:", "'*.' before a name", NULL);
+	parse_fails("[warden]\ndenied_domains = x.test/path\n", ":2:", "not a domain name", NULL);
+	parse_fails("[warden]\nallowed_domains = a.test A.test\n", ":2:", "listed twice", NULL);
+	parse_fails("[warden]\nhosts_file = ~/hosts\n", ":2:", "'~' is not expanded", NULL);
 }
 
 /* --------------------------------------------------------- error paths */
@@ -592,6 +622,7 @@ int main(void)
 		cmocka_unit_test(test_crlf_and_byte_order_mark_are_accepted),
 		cmocka_unit_test(test_network_knob_defaults_to_restricted_and_sockets_keep_file_order),
 		cmocka_unit_test(test_bad_network_values_name_line_key_and_what_to_write),
+		cmocka_unit_test(test_allowlist_lists_are_normalized_and_bad_entries_named),
 		cmocka_unit_test(test_unknown_keys_in_warden_and_preset_are_errors),
 		cmocka_unit_test(test_bad_values_name_line_key_and_allowed_values),
 		cmocka_unit_test(test_plugin_key_is_required_and_must_be_a_name_or_absolute),

@@ -150,7 +150,7 @@ static void host_with_runner(struct host *h, const char *path)
 static struct warden_confined *confine(struct host *h, int mode, int status_fd,
                                        const char *const *argv, size_t argc)
 {
-	struct warden_policy pol = { sizeof(pol), mode, ws, "", status_fd, NULL, 0, -1, WARDEN_NETWORK_ENABLED, NULL, 0, NULL, NULL, -1, NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, NULL, NULL };
+	struct warden_policy pol = { sizeof(pol), mode, ws, "", status_fd, NULL, 0, -1, WARDEN_NETWORK_ENABLED, NULL, 0, NULL, NULL, -1, NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, NULL, NULL, 0, -1 };
 	struct warden_confined *c = NULL;
 	struct warden_error err = { 0, "" };
 
@@ -527,7 +527,7 @@ static void test_missing_runner_is_unusable_and_the_sandbox_unavailable(void **s
 	struct warden_confined *c = NULL;
 	struct warden_error err = { 0, "" };
 	const char *argv[] = { "true" };
-	struct warden_policy pol = { sizeof(pol), WARDEN_MODE_READ_ONLY, ws, "", -1, NULL, 0, -1, WARDEN_NETWORK_ENABLED, NULL, 0, NULL, NULL, -1, NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, NULL, NULL };
+	struct warden_policy pol = { sizeof(pol), WARDEN_MODE_READ_ONLY, ws, "", -1, NULL, 0, -1, WARDEN_NETWORK_ENABLED, NULL, 0, NULL, NULL, -1, NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, NULL, NULL, 0, -1 };
 	char path[PATH_MAX];
 
 	(void)state;
@@ -549,7 +549,7 @@ static void test_a_runner_inside_the_root_is_refused(void **state)
 	struct warden_confined *c = NULL;
 	struct warden_error err = { 0, "" };
 	const char *argv[] = { "true" };
-	struct warden_policy pol = { sizeof(pol), WARDEN_MODE_WORKSPACE_WRITE, ws, "", -1, NULL, 0, -1, WARDEN_NETWORK_ENABLED, NULL, 0, NULL, NULL, -1, NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, NULL, NULL };
+	struct warden_policy pol = { sizeof(pol), WARDEN_MODE_WORKSPACE_WRITE, ws, "", -1, NULL, 0, -1, WARDEN_NETWORK_ENABLED, NULL, 0, NULL, NULL, -1, NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, NULL, NULL, 0, -1 };
 	char copy[PATH_MAX], cmd[3 * PATH_MAX];
 
 	(void)state;

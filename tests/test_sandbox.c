@@ -194,7 +194,7 @@ static struct warden_sandbox *service(size_t n)
 static struct warden_policy policy(int mode, const char *r, int status_fd)
 {
 	struct warden_policy p = { sizeof(p), mode, r, "", status_fd, NULL, 0, -1, WARDEN_NETWORK_ENABLED, NULL, 0, NULL,
-	                       NULL, -1, NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, NULL, NULL };
+	                       NULL, -1, NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, NULL, NULL, 0, -1 };
 
 	return p;
 }
@@ -659,7 +659,7 @@ static void test_backend_selected_by_name(void **s)
 	assert_int_equal(warden_sandbox_confine_with(svc, "two", cmd, 1,
 	                                             &(struct warden_policy){ sizeof(p), WARDEN_MODE_WORKSPACE_WRITE, root, "", -1,
 	                                                     NULL, 0, -1, WARDEN_NETWORK_ENABLED, NULL, 0, NULL,
-	                                                     NULL, -1, NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, NULL, NULL },
+	                                                     NULL, -1, NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, NULL, NULL, 0, -1 },
 	                                             &c, &err), -WARDEN_EUNAVAILABLE);
 	assert_non_null(strstr(err.msg, "SANDBOX_UNAVAILABLE"));
 	warden_sandbox_free(svc);

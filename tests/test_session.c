@@ -378,10 +378,12 @@ static void test_setters_append_only_when_the_recorded_value_changes(void **stat
 	assert_int_equal(changed, 0);
 	assert_int_equal(warden_session_set_network(s, WARDEN_NETWORK_ENABLED, &changed, &err), 0);
 	assert_int_equal(changed, 1);
-	assert_int_equal(warden_session_set_network(s, 3, &changed, &err), -WARDEN_EINTERNAL);
+	assert_int_equal(warden_session_set_network(s, WARDEN_NETWORK_ALLOWLIST, &changed, &err), 0);
+	assert_int_equal(changed, 1);
+	assert_int_equal(warden_session_set_network(s, 4, &changed, &err), -WARDEN_EINTERNAL);
 	assert_int_equal(warden_session_set_network(s, 0, &changed, &err), -WARDEN_EINTERNAL);
-	assert_int_equal(warden_session_knobs(s)->network, WARDEN_NETWORK_ENABLED);
-	assert_int_equal(sfix_count_lines(sfix_log_path(f, id)), 5);
+	assert_int_equal(warden_session_knobs(s)->network, WARDEN_NETWORK_ALLOWLIST);
+	assert_int_equal(sfix_count_lines(sfix_log_path(f, id)), 6);
 	warden_session_close(s);
 	free(id);
 }

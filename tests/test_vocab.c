@@ -52,12 +52,14 @@ static void test_network_knob_round_trips_and_nothing_else_parses(void **state)
 	assert_int_equal(warden_network_parse("enabled"), WARDEN_NETWORK_ENABLED);
 	assert_string_equal(warden_network_name(WARDEN_NETWORK_RESTRICTED), "restricted");
 	assert_string_equal(warden_network_name(WARDEN_NETWORK_ENABLED), "enabled");
+	assert_int_equal(warden_network_parse("allowlist"), WARDEN_NETWORK_ALLOWLIST);
+	assert_string_equal(warden_network_name(WARDEN_NETWORK_ALLOWLIST), "allowlist");
 	assert_int_equal(warden_network_parse("Enabled"), -1);
 	assert_int_equal(warden_network_parse("on"), -1);
 	assert_int_equal(warden_network_parse(""), -1);
 	assert_int_equal(warden_network_parse(NULL), -1);
 	assert_null(warden_network_name(0));
-	assert_null(warden_network_name(3));
+	assert_null(warden_network_name(4));
 }
 
 int main(void)

@@ -101,6 +101,8 @@
  *          location variables it gets), grant_scopes, grant_texts,
  *          n_grant_scopes, grant_choice (the grants offered, and the one
  *          taken).
+ *        enum warden_network: WARDEN_NETWORK_ALLOWLIST.
+ *        warden_policy: proxy_port, proxy_fd (the allowlist proxy).
  *
  * Meeting an older host.  A plugin built against this header and loaded
  * by a 1.0 host is loaded (that host reads the 1.0 prefix of the
@@ -403,6 +405,9 @@ enum warden_network {
 	WARDEN_NETWORK_RESTRICTED = 1, /* no socket outside the command's own
 	                                  process tree (see warden_policy) */
 	WARDEN_NETWORK_ENABLED = 2,    /* the host's network */
+	/* v1.4: only warden's proxy (policy->proxy_port / proxy_socket): a
+	 * backend of an older minor refuses the value as unknown. */
+	WARDEN_NETWORK_ALLOWLIST = 3,
 };
 
 /* [plugin] What probe() fills in.  Frozen at its 1.0 layout (it has no
@@ -572,6 +577,20 @@ struct warden_policy {
 	 * capabilities are dropped); NULL when the host has none. */
 	const char *void_file;
 	const char *void_dir;
+
+	/* Appended in v1.4 (the allowlist network): read them only after
+	 * WARDEN_POLICY_HAS; an older host never sets them, and never passes
+	 * WARDEN_NETWORK_ALLOWLIST. */
+	/* network == WARDEN_NETWORK_ALLOWLIST: the proxy's TCP port on the
+	 * host's 127.0.0.1, and the port the command is told (HTTP_PROXY and
+	 * the rest are in spawn_env); 0 otherwise. */
+	int proxy_port;
+	/* network == WARDEN_NETWORK_ALLOWLIST: one end of a unix SOCK_SEQPACKET
+	 * pair; a forwarder in a network namespace of the command's own
+	 * listens on its 127.0.0.1:proxy_port and sends each accepted socket
+	 * over it (SCM_RIGHTS, one per message) to the proxy.  The host's;
+	 * hand out a dup().  -1 otherwise. */
+	int proxy_fd;
 };
 
 /* What a writable root is (v1.3). */

@@ -2058,7 +2058,19 @@ static int network_plan(const struct bwrap *b, const struct warden_policy *polic
 		}
 		return 0;
 	}
-	if (network != WARDEN_NETWORK_RESTRICTED) {
+	if (network == WARDEN_NETWORK_ALLOWLIST &&
+	    (!WARDEN_POLICY_HAS(policy, proxy_fd) || policy->proxy_fd < 0 ||
+	     policy->proxy_port <= 0)) {
+		WARDEN_PLUGIN_ERR(err, errlen, "bwrap: the allowlist network without warden's proxy (a host of plugin ABI 1.4 passes it)");
+		return -1;
+	}
+	if (network == WARDEN_NETWORK_ALLOWLIST && (!b->use_launcher || !b->netns[m])) {
+		WARDEN_PLUGIN_ERR(err, errlen, "bwrap: the allowlist network needs %s: the command would reach more than the proxy",
+		                  !b->use_launcher ? "the launcher (warden-bwrap-exec), which hands its connections to the proxy"
+		                                   : "a network namespace of the command's own, which bwrap cannot unshare here");
+		return -1;
+	}
+	if (network != WARDEN_NETWORK_RESTRICTED && network != WARDEN_NETWORK_ALLOWLIST) {
 		WARDEN_PLUGIN_ERR(err, errlen, "bwrap: unknown network setting %d", network);
 		return -1;
 	}
@@ -2095,7 +2107,18 @@ static int network_plan(const struct bwrap *b, const struct warden_policy *polic
 		else
 			*guard = "host";
 	}
-	if (has) {
+	if (has && network == WARDEN_NETWORK_ALLOWLIST) {
+		out->network_enforcement = WARDEN_ENFORCEMENT_FULL;
+		snprintf(out->network_detail, sizeof(out->network_detail),
+		         "allowlist: a network namespace of its own whose loopback carries only 127.0.0.1:%d, where the launcher hands each connection to warden's proxy outside; no other address is reachable, and unix sockets are as restricted",
+		         policy->proxy_port);
+		if (n_allow > 0) {
+			size_t used = strlen(out->network_detail);
+
+			snprintf(out->network_detail + used, sizeof(out->network_detail) - used,
+			         "; %zu allow_unix_socket", n_allow);
+		}
+	} else if (has) {
 		out->network_enforcement = restricted_facts(b, policy->mode, out->network_detail,
 		                                            sizeof(out->network_detail));
 		if (n_allow > 0) {
@@ -2328,6 +2351,23 @@ static int bwrap_confine(void *state, const char *const *argv, size_t argc,
 	if (gate != NULL) {
 		add(&a, b->launcher);
 		add(&a, "--gate"); add(&a, gate);
+		if (policy_network(policy) == WARDEN_NETWORK_ALLOWLIST) {
+			char port[16];
+			int fd;
+
+			if (run == NULL) {
+				WARDEN_PLUGIN_ERR(err, errlen, "bwrap: the allowlist network needs a host that spawns bwrap itself (warden run, warden serve)");
+				goto done;
+			}
+			snprintf(port, sizeof(port), "%d", policy->proxy_port);
+			if ((fd = dup(policy->proxy_fd)) < 0 ||
+			    (fd = out->push_fd(out->sink, fd)) < 0) {
+				WARDEN_PLUGIN_ERR(err, errlen, "bwrap: cannot hand the launcher the proxy's socket: %s",
+				                  strerror(errno));
+				goto done;
+			}
+			add(&a, "--forward"); add(&a, port); add_fd(&a, fd);
+		}
 		for (i = 0; i < policy->n_allow_unix_sockets; i++) {
 			add(&a, "--allow"); add(&a, policy->allow_unix_sockets[i]);
 		}

@@ -95,7 +95,8 @@
  * The gate (allow_unix_socket, plugins/common/unixgate.h).  Inside the
  * sandbox, as bwrap's command,
  *
- *   warden-bwrap-exec --gate netns|host [--allow PATH]... -- ARGV...
+ *   warden-bwrap-exec --gate netns|host [--forward PORT FD] [--allow PATH]...
+ *                     -- ARGV...
  *
  * holds a restricted network that lets the named host sockets through:
  * bwrap then loads no guard (a filter loaded by bwrap would bind this
@@ -111,6 +112,14 @@
  * "warden-bwrap-exec: exec ARGV0: WHY" and the status 127 (not found) or
  * 126, as a shell's.
  *
+ * --forward PORT FD (the allowlist network, in a network namespace of the
+ * command's own): before ARGV starts, a child of this process listens on
+ * 127.0.0.1:PORT of that namespace and sends each connection it accepts
+ * over FD (a unix SOCK_SEQPACKET socket bwrap was handed; SCM_RIGHTS, one
+ * per message) to warden's proxy outside, which serves it: no byte goes
+ * through this process, and no socket of the host is named.  ARGV holds
+ * neither the listener nor FD.
+ *
  * Failure: one stderr line "warden-bwrap-exec: fatal: WHAT: WHY", exit
  * status 125, nothing run.
  */
@@ -121,6 +130,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <netinet/in.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
@@ -533,6 +543,67 @@ static void exit_like(int status)
 	_exit(128 + sig);
 }
 
+/* --forward: the listener on 127.0.0.1:port, before anything runs. */
+static int forward_listen(int port)
+{
+	struct sockaddr_in sin;
+	int fd, one = 1;
+
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		fatal("forward", "socket: %s", strerror(errno));
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	sin.sin_port = htons((uint16_t)port);
+	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) < 0 || listen(fd, 128) < 0)
+		fatal("forward", "listen on 127.0.0.1:%d: %s", port, strerror(errno));
+	return fd;
+}
+
+/* The forwarder's loop: each accepted socket goes to the proxy. */
+__attribute__((noreturn))
+static void forward_loop(int lfd, int to)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct iovec iov;
+	struct msghdr m;
+	char one = 'c';
+	int fd;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	signal(SIGPIPE, SIG_IGN);
+	for (;;) {
+		fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd < 0) {
+			if (errno == EINTR || errno == ECONNABORTED || errno == EMFILE ||
+			    errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+				continue;
+			_exit(1);
+		}
+		memset(&m, 0, sizeof(m));
+		iov.iov_base = &one;
+		iov.iov_len = 1;
+		m.msg_iov = &iov;
+		m.msg_iovlen = 1;
+		m.msg_control = u.buf;
+		m.msg_controllen = sizeof(u.buf);
+		CMSG_FIRSTHDR(&m)->cmsg_level = SOL_SOCKET;
+		CMSG_FIRSTHDR(&m)->cmsg_type = SCM_RIGHTS;
+		CMSG_FIRSTHDR(&m)->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(CMSG_FIRSTHDR(&m)), &fd, sizeof(int));
+		while (sendmsg(to, &m, MSG_NOSIGNAL) < 0) {
+			if (errno != EINTR)
+				_exit(errno == EPIPE || errno == ECONNREFUSED ? 0 : 1);
+		}
+		close(fd);
+	}
+}
+
 /* --gate: see the comment at the top.  Never returns. */
 __attribute__((noreturn))
 static void gate(int argc, char **argv)
@@ -543,8 +614,9 @@ static void gate(int argc, char **argv)
 	const char **allow = calloc((size_t)argc, sizeof(*allow));
 	sigset_t set, old;
 	int i = 3, chan[2], listener, sfd, status, flags;
+	int fwd_port = 0, fwd_to = -1, fwd_listen = -1;
 	const char *bad;
-	pid_t pid, w;
+	pid_t pid, w, fwd = 0;
 	size_t k;
 
 	if (allow == NULL)
@@ -553,12 +625,24 @@ static void gate(int argc, char **argv)
 		fatal("arguments", "--gate needs netns or host");
 	flags = strcmp(argv[2], "netns") == 0 ? WARDEN_NETGUARD_INET_ANY : 0;
 	memset(&g, 0, sizeof(g));
+	if (i + 2 < argc && strcmp(argv[i], "--forward") == 0) {
+		char *end;
+		long v = strtol(argv[i + 1], &end, 10);
+
+		if (flags == 0 || *end != '\0' || v < 1 || v > 65535 ||
+		    (fwd_to = fd_arg(argv[i + 2])) < 0)
+			fatal("arguments", "--forward PORT FD: a port in 1..65535 and a descriptor, with --gate netns");
+		fwd_port = (int)v;
+		if (fcntl(fwd_to, F_SETFD, FD_CLOEXEC) < 0)
+			fatal("forward", "descriptor %d: %s", fwd_to, strerror(errno));
+		i += 3;
+	}
 	while (i + 1 < argc && strcmp(argv[i], "--allow") == 0) {
 		allow[g.n_allow++] = argv[i + 1];
 		i += 2;
 	}
 	if (i >= argc || strcmp(argv[i], "--") != 0 || i + 1 >= argc)
-		fatal("arguments", "usage: warden-bwrap-exec --gate netns|host [--allow PATH]... -- ARGV...");
+		fatal("arguments", "usage: warden-bwrap-exec --gate netns|host [--forward PORT FD] [--allow PATH]... -- ARGV...");
 	g.allow = allow;
 	g.own_netns = flags != 0;
 	if ((bad = warden_unixgate_bad_name(&g)) != NULL)
@@ -584,6 +668,22 @@ static void gate(int argc, char **argv)
 	 * exec (which makes the command dumpable again). */
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
 		fatal("prctl", "PR_SET_DUMPABLE: %s", strerror(errno));
+	/* The proxy's door, listening before the command can dial it. */
+	if (fwd_port != 0) {
+		fwd_listen = forward_listen(fwd_port);
+		fwd = fork();
+		if (fwd < 0)
+			fatal("fork", "%s", strerror(errno));
+		if (fwd == 0) {
+			close(chan[0]);
+			close(chan[1]);
+			close(sfd);
+			sigprocmask(SIG_SETMASK, &old, NULL);
+			forward_loop(fwd_listen, fwd_to);
+		}
+		close(fwd_listen);
+		close(fwd_to);
+	}
 	pid = fork();
 	if (pid < 0)
 		fatal("fork", "%s", strerror(errno));

@@ -4,6 +4,7 @@
  * confine() wraps an exact argv as
  *
  *   RUNNER [--status-fd N] [--no-namespaces] --network restricted|enabled
+ *          [--proxy-port N]
  *          [--rw ROOT | --rw-fd N] -- ARGV...
  *
  * where RUNNER is warden-landlock-run (runner.h, warden-landlock-run.c):
@@ -502,11 +503,21 @@ static int network_facts(const struct landlock *l, const struct warden_policy *p
 {
 	int network = policy_network(policy);
 
-	if (network != WARDEN_NETWORK_RESTRICTED && network != WARDEN_NETWORK_ENABLED) {
+	if (network != WARDEN_NETWORK_RESTRICTED && network != WARDEN_NETWORK_ENABLED &&
+	    network != WARDEN_NETWORK_ALLOWLIST) {
 		WARDEN_PLUGIN_ERR(err, errlen, "landlock: unknown network setting %d", network);
 		return -1;
 	}
-	if (network == WARDEN_NETWORK_RESTRICTED && n_allowed(policy) > 0) {
+	if (network == WARDEN_NETWORK_ALLOWLIST &&
+	    (!WARDEN_POLICY_HAS(policy, proxy_port) || policy->proxy_port <= 0)) {
+		WARDEN_PLUGIN_ERR(err, errlen, "landlock: the allowlist network without warden's proxy (a host of plugin ABI 1.4 passes it)");
+		return -1;
+	}
+	if (network == WARDEN_NETWORK_ALLOWLIST && l->abi < 4) {
+		WARDEN_PLUGIN_ERR(err, errlen, "landlock: the allowlist network needs Landlock ABI 4 (TCP port rules); this kernel has ABI %d", l->abi);
+		return -1;
+	}
+	if (network != WARDEN_NETWORK_ENABLED && n_allowed(policy) > 0) {
 		struct warden_unixgate g = { policy->allow_unix_sockets,
 		                             policy->n_allow_unix_sockets, 0, NULL };
 		const char *bad = warden_unixgate_bad_name(&g);
@@ -540,8 +551,16 @@ static int network_facts(const struct landlock *l, const struct warden_policy *p
 		out->network_detail[0] = '\0';
 		return 0;
 	}
-	out->network_enforcement = restricted_facts(l, out->network_detail,
-	                                            sizeof(out->network_detail));
+	if (network == WARDEN_NETWORK_ALLOWLIST) {
+		/* A Landlock port rule names no address. */
+		out->network_enforcement = WARDEN_ENFORCEMENT_PARTIAL;
+		snprintf(out->network_detail, sizeof(out->network_detail),
+		         "allowlist: TCP connect to port %d on any address, not only the proxy's 127.0.0.1:%d: any listener on that port, local or remote, is reachable; other ports, UDP (DNS too), unix sockets refused",
+		         policy->proxy_port, policy->proxy_port);
+	} else {
+		out->network_enforcement = restricted_facts(l, out->network_detail,
+		                                            sizeof(out->network_detail));
+	}
 	if (n_allowed(policy) > 0) {
 		size_t used = strlen(out->network_detail);
 
@@ -796,10 +815,16 @@ static int landlock_confine(void *state, const char *const *argv, size_t argc,
 	if (!l->namespaces && out->push_arg(out->sink, "--no-namespaces") < 0)
 		goto oom;
 	if (out->push_arg(out->sink, "--network") < 0 ||
-	    out->push_arg(out->sink, policy_network(policy) == WARDEN_NETWORK_RESTRICTED
-	                             ? "restricted" : "enabled") < 0)
+	    out->push_arg(out->sink, policy_network(policy) == WARDEN_NETWORK_ENABLED
+	                             ? "enabled" : "restricted") < 0)
 		goto oom;
-	if (policy_network(policy) == WARDEN_NETWORK_RESTRICTED)
+	if (policy_network(policy) == WARDEN_NETWORK_ALLOWLIST) {
+		snprintf(fdbuf, sizeof(fdbuf), "%d", policy->proxy_port);
+		if (out->push_arg(out->sink, "--proxy-port") < 0 ||
+		    out->push_arg(out->sink, fdbuf) < 0)
+			goto oom;
+	}
+	if (policy_network(policy) != WARDEN_NETWORK_ENABLED)
 		for (i = 0; i < n_allowed(policy); i++)
 			if (out->push_arg(out->sink, "--allow-unix-socket") < 0 ||
 			    out->push_arg(out->sink, policy->allow_unix_sockets[i]) < 0)

@@ -2,7 +2,7 @@
  * warden-landlock-run — run one command inside a Landlock file-write boundary.
  *
  *   warden-landlock-run [--status-fd N] [--no-namespaces]
- *                       [--network restricted|enabled]
+ *                       [--network restricted|enabled] [--proxy-port N]
  *                       [--allow-unix-socket PATH]... [--ro PATH]...
  *                       [--rw PATH]... [--rw-fd N]... -- ARGV...
  *   warden-landlock-run --probe
@@ -48,6 +48,8 @@
  *      and on /dev/null; from ABI 6 on, signals are scoped to the sandbox;
  *      with the network restricted (the default: --network enabled lifts
  *      it), from ABI 4 on TCP bind and connect are refused to every port
+ *      (but --proxy-port N: TCP connect to port N, on any address, for
+ *      the allowlist network's proxy; it needs ABI 4)
  *      and from ABI 6 on abstract unix sockets are scoped to the sandbox;
  *   6. sets no_new_privs and drops every capability: the bounding set
  *      (when it holds CAP_SETPCAP, the only way to change it; without it
@@ -134,6 +136,13 @@ extern char **environ;
 #ifndef LANDLOCK_ACCESS_NET_BIND_TCP
 #define LANDLOCK_ACCESS_NET_BIND_TCP (1ULL << 0)
 #endif
+/* A TCP port rule (ABI 4), for --proxy-port; the uapi header of an older
+ * kernel lacks it. */
+#define WARDEN_LANDLOCK_RULE_NET_PORT 2
+struct warden_net_port_attr {
+	uint64_t allowed_access;
+	uint64_t port;
+};
 #ifndef LANDLOCK_ACCESS_NET_CONNECT_TCP
 #define LANDLOCK_ACCESS_NET_CONNECT_TCP (1ULL << 1)
 #endif
@@ -240,6 +249,7 @@ struct args {
 	int no_namespaces;
 	int network_enabled;    /* --network enabled; restricted otherwise */
 	int network_set;
+	int proxy_port;         /* --proxy-port: TCP connect to it alone */
 	const char **allow;     /* --allow-unix-socket: the gate's list */
 	size_t n_allow;
 	const char **ro;
@@ -253,7 +263,7 @@ struct args {
 
 static const char usage[] =
 	"usage: warden-landlock-run [--status-fd N] [--no-namespaces] "
-	"[--network restricted|enabled] [--allow-unix-socket PATH]... "
+	"[--network restricted|enabled] [--proxy-port N] [--allow-unix-socket PATH]... "
 	"[--ro PATH]... [--rw PATH]... [--rw-fd N]... -- COMMAND [ARG]... "
 	"| --probe";
 
@@ -331,6 +341,12 @@ static void parse_args(int argc, char **argv, struct args *a)
 			else if (strcmp(argv[i], "restricted") != 0)
 				fatal(opt, "'%s': allowed: restricted, enabled", argv[i]);
 			a->network_set = 1;
+		} else if (strcmp(opt, "--proxy-port") == 0) {
+			if (i + 1 >= argc)
+				fatal(opt, "missing N (%s)", usage);
+			a->proxy_port = parse_fd(argv[++i]);
+			if (a->proxy_port < 1 || a->proxy_port > 65535)
+				fatal(opt, "'%s' is not a port in 1..65535", argv[i]);
 		} else if (strcmp(opt, "--status-fd") == 0) {
 			if (a->status_fd >= 0)
 				fatal(opt, "given twice");
@@ -353,6 +369,8 @@ static void parse_args(int argc, char **argv, struct args *a)
 		fatal("arguments", "no command after '--' (%s)", usage);
 	if (argv[i + 1][0] == '\0')
 		fatal("arguments", "the command name is empty");
+	if (a->proxy_port != 0 && a->network_enabled)
+		fatal("--proxy-port", "only with the network restricted (an enabled network reaches every port already)");
 	if (a->n_allow > 0) {
 		struct warden_unixgate g = { a->allow, a->n_allow, 0, NULL };
 		const char *bad = warden_unixgate_bad_name(&g);
@@ -409,7 +427,8 @@ static void take_status_fd_early(int argc, char **argv)
 	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
 		if (strcmp(argv[i], "--ro") == 0 || strcmp(argv[i], "--rw") == 0 ||
 		    strcmp(argv[i], "--rw-fd") == 0 ||
-		    strcmp(argv[i], "--network") == 0) {
+		    strcmp(argv[i], "--network") == 0 ||
+		    strcmp(argv[i], "--proxy-port") == 0) {
 			i++;
 			continue;
 		}
@@ -603,6 +622,19 @@ static int build_ruleset(int abi, const struct args *a)
 		close(a->rw_fd[i]);
 	}
 	add_path(ruleset, "landlock", "/dev/null", ACCESS_READ | write);
+	if (a->proxy_port != 0) {
+		/* The allowlist network: TCP connect to the proxy's port, on
+		 * any address (a port rule names no address). */
+		struct warden_net_port_attr rule = {
+			LANDLOCK_ACCESS_NET_CONNECT_TCP, (uint64_t)a->proxy_port,
+		};
+
+		if (abi < 4)
+			fatal("--proxy-port", "Landlock ABI %d governs no TCP port (ABI 4 does)", abi);
+		if (syscall(__NR_landlock_add_rule, ruleset, WARDEN_LANDLOCK_RULE_NET_PORT,
+		            &rule, 0) < 0)
+			fatal("--proxy-port", "landlock_add_rule: %s", strerror(errno));
+	}
 	return ruleset;
 }
 

@@ -340,7 +340,7 @@ def network(c, sid):
     check("nothing written" in c.call("network.set", {"network": "enabled", "session": sid})["message"],
           "network.set again: nothing written, as the CLI says")
     expect_error(lambda: c.call("network.set", {"network": "open", "session": sid}), 64,
-                 "network set: not a network setting (allowed: restricted, enabled)",
+                 "network set: not a network setting (allowed: restricted, allowlist, enabled)",
                  "network.set of a bad value: the CLI's usage error, code 64")
     expect_error(lambda: c.call("network.set", {"network": "enabled", "session": "../x"}), 64,
                  "session id has a character outside",
