@@ -433,6 +433,45 @@ void warden_evidence_parse(int kind, const char *buf, size_t len,
 	}
 }
 
+int warden_evidence_signal(const char *buf, size_t len)
+{
+	size_t off = 0;
+	long sig = 0, code = -1;
+
+	if (buf == NULL)
+		return 0;
+	if (len > WARDEN_EVIDENCE_MAX)
+		len = WARDEN_EVIDENCE_MAX;
+	while (off < len) {
+		json_error_t jerr;
+		json_t *doc, *v;
+
+		while (off < len && (buf[off] == ' ' || buf[off] == '\t' ||
+		                     buf[off] == '\r' || buf[off] == '\n'))
+			off++;
+		if (off >= len)
+			break;
+		doc = json_loadb(buf + off, len - off,
+		                 JSON_DISABLE_EOF_CHECK | JSON_REJECT_DUPLICATES,
+		                 &jerr);
+		if (doc == NULL || jerr.position <= 0) {
+			json_decref(doc);
+			return 0;
+		}
+		off += (size_t)jerr.position;
+		if (json_is_object(doc)) {
+			v = json_object_get(doc, "warden-signal");
+			if (json_is_integer(v))
+				sig = (long)json_integer_value(v);
+			v = json_object_get(doc, "exit-code");
+			if (json_is_integer(v))
+				code = (long)json_integer_value(v);
+		}
+		json_decref(doc);
+	}
+	return sig >= 1 && sig < 128 && code == 128 + sig ? (int)sig : 0;
+}
+
 int warden_evidence_read(int fd, char *buf, size_t *len,
                          struct warden_error *err)
 {

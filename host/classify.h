@@ -151,6 +151,15 @@ void warden_evidence_parse(int kind, const char *buf, size_t len,
                            int wait_status, int *exec, char *why,
                            size_t whylen);
 
+/*
+ * BWRAP_JSON: the signal that killed the command when the launcher inside
+ * the sandbox reported one ({"warden-signal": N}, warden-bwrap-exec
+ * --reap) and bwrap's own exit-code object says 128+N, as its process 1
+ * turns a signal into; else 0.  A command that exits 128+N itself leaves
+ * no such report.
+ */
+int warden_evidence_signal(const char *buf, size_t len);
+
 /* Reads fd to EOF (retrying EINTR, keeping at most WARDEN_EVIDENCE_MAX
  * bytes) into buf, which has room for WARDEN_EVIDENCE_MAX bytes; *len is
  * what was kept.  Returns 0, or -WARDEN_EIO with err filled. */

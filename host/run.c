@@ -737,6 +737,7 @@ static int spawn_and_classify(struct run_ctx *x, struct warden_run_report *rep,
 		so.flags = cf->spawn_flags;
 	so.argv = cf != NULL ? (const char *const *)cf->argv : rep->argv;
 	so.status_fd = cf != NULL ? cf->status_fd : -1;
+	so.status_copy_at = cf != NULL ? cf->status_copy_at : -1;
 	if (cf != NULL) {
 		so.pass_fds = cf->held_fds;
 		so.pass_at = cf->held_at;
@@ -787,6 +788,15 @@ static int spawn_and_classify(struct run_ctx *x, struct warden_run_report *rep,
 		return 0;
 	}
 	rep->started = 1;
+	if (cf != NULL && cf->evidence == WARDEN_EVIDENCE_BWRAP_JSON &&
+	    WIFEXITED(sr->wait_status)) {
+		int sig = warden_evidence_signal(sr->evidence, sr->evidence_len);
+
+		/* bwrap's process 1 said 128+N; the launcher inside saw the
+		 * signal: reported as every backend reports one. */
+		if (sig > 0 && WEXITSTATUS(sr->wait_status) == 128 + sig)
+			sr->wait_status = sig;
+	}
 	if (WIFEXITED(sr->wait_status))
 		rep->exit_code = WEXITSTATUS(sr->wait_status);
 	else if (WIFSIGNALED(sr->wait_status))

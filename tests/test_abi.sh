@@ -197,7 +197,7 @@ chmod 600 "$dir/v11.ini"
 import json, sys
 d = {p["instance"]: p for p in json.load(open(sys.argv[1]))["plugins"]}
 p2 = d["p2"]
-assert p2["status"] == "loaded" and p2["abi"] == "1.3", p2
+assert p2["status"] == "loaded" and p2["abi"] == "1.4", p2
 ro, ww = p2["probes"]["read-only"], p2["probes"]["workspace-write"]
 assert ro["usable"] and ro["enforcement"] == "full", ro
 assert ro["network"] == "partial" and ro["network_detail"] == "probe2-only lets loopback through", ro

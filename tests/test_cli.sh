@@ -42,11 +42,11 @@ real_zoo=$(cd "$zoo" && pwd -P)
 "$WARDEN" --config "$dir/zoo.ini" plugins >"$dir/out" 2>"$dir/err" ||
 	fail "plugins exited $?"
 expect_line "$dir/out" "config: $dir/zoo.ini"
-expect_line "$dir/out" "[backend zb] loaded; zoo-backend 1.0, abi 1.3; $real_zoo/zoo_backend.so"
-expect_line "$dir/out" "[answerer good] loaded; zoo-answerer 1.0, abi 1.3, isolation process; $real_zoo/zoo_answerer.so"
+expect_line "$dir/out" "[backend zb] loaded; zoo-backend 1.0, abi 1.4; $real_zoo/zoo_backend.so"
+expect_line "$dir/out" "[answerer good] loaded; zoo-answerer 1.0, abi 1.4, isolation process; $real_zoo/zoo_answerer.so"
 expect_line "$dir/out" "[answerer major] malformed: abi 2.0, host speaks 1.x, isolation process; $real_zoo/zoo_abi_major.so"
 expect_line "$dir/out" "[answerer gone] missing: no such file: $zoo/zoo_gone.so, isolation process; $zoo/zoo_gone.so"
-expect_line "$dir/out" "[answerer openerr] failed: cannot reach the policy service of openerr; open-error 1.0, abi 1.3, isolation process; $real_zoo/zoo_open_error.so"
+expect_line "$dir/out" "[answerer openerr] failed: cannot reach the policy service of openerr; open-error 1.0, abi 1.4, isolation process; $real_zoo/zoo_open_error.so"
 grep -q '^\[answerer crash\] failed: crashed while loading or opening: Segmentation fault' "$dir/out" ||
 	{ cat "$dir/out" >&2; fail "crash not reported"; }
 
@@ -57,7 +57,7 @@ d = json.load(open(sys.argv[1]))
 st = {(p["section"], p["instance"]): p for p in d["plugins"]}
 assert [p["instance"] for p in d["plugins"]] == ["zb", "good", "major", "gone", "openerr", "crash"], d
 assert st["backend", "zb"]["status"] == "loaded" and st["backend", "zb"]["reason"] is None
-assert st["answerer", "good"]["abi"] == "1.3" and st["answerer", "good"]["isolation"] == "process"
+assert st["answerer", "good"]["abi"] == "1.4" and st["answerer", "good"]["isolation"] == "process"
 assert st["answerer", "major"]["status"] == "malformed"
 assert st["answerer", "major"]["reason"] == "abi 2.0, host speaks 1.x"
 assert st["answerer", "gone"]["status"] == "missing" and st["answerer", "gone"]["abi"] is None

@@ -85,7 +85,7 @@ grep -qE '^\[answerer a\] malformed: .*owned by uid' "$dir/out" ||
 	{ cat "$dir/out" >&2; fail "a symlink to a stranger's file was not refused"; }
 chown 0 "$dir/evil/evil.so"
 "$WARDEN" --config "$dir/c.ini" plugins >"$dir/out" 2>&1 || true
-grep -qF "[answerer a] loaded; zoo-answerer 1.0, abi 1.3, isolation process; $(cd "$dir/evil" && pwd -P)/evil.so" "$dir/out" ||
+grep -qF "[answerer a] loaded; zoo-answerer 1.0, abi 1.4, isolation process; $(cd "$dir/evil" && pwd -P)/evil.so" "$dir/out" ||
 	{ cat "$dir/out" >&2; fail "a trusted symlinked plugin is not listed by its real file"; }
 
 # A world-writable or group-writable plugin dir, and plugin file.
