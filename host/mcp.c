@@ -119,6 +119,12 @@ static json_t *run_output_schema(void)
 	json_object_set_new(props, "escalate_network", json_pack("{s:s,s:s}", "type", "boolean",
 		"description", "after a denial by the restricted network: a retry must ask "
 		"for the network (run with escalate_network true)"));
+	s = nullable("string");
+	json_object_set_new(s, "description", json_string(
+		"after a failed run whose stderr only reads like a refusal (no "
+		"evidence that the sandbox made it): what it may mean; else null"));
+	json_object_set_new(props, "hint", s);
+	json_object_set_new(props, "detail", nullable("string"));
 	json_object_set_new(props, "reason", json_pack("{s:s}", "type", "string"));
 	json_object_set_new(props, "session", nullable("string"));
 	json_object_set_new(props, "status", json_pack("{s:s}", "type", "integer"));
@@ -392,6 +398,15 @@ static char *append(char *s, const char *fmt, ...)
 	return t;
 }
 
+/* The decimal text of an integer (a static buffer: one use per call). */
+static const char *str_int(const json_t *v)
+{
+	static char buf[32];
+
+	snprintf(buf, sizeof(buf), "%lld", (long long)json_integer_value(v));
+	return buf;
+}
+
 /* What the model reads about a run. */
 static char *run_text(const json_t *r, const char *out, const char *err)
 {
@@ -406,6 +421,12 @@ static char *run_text(const json_t *r, const char *out, const char *err)
 		           str(r, "reason"));
 	else if (!json_is_true(json_object_get(r, "started")))
 		t = append(t, "nothing ran: %s\n", str(r, "reason"));
+	else if (json_is_true(json_object_get(r, "timed_out")))
+		t = append(t, "timed out: the run reached its time limit and its processes were killed%s%s, class %s, mode %s%s%s\n"
+		           "To give it more time, call run again with a larger \"timeout_s\" (the config's max_timeout bounds it).\n",
+		           json_is_integer(sig) ? " by signal " : "",
+		           json_is_integer(sig) ? str_int(sig) : "",
+		           cls, mode, str(r, "network")[0] ? ", network " : "", str(r, "network"));
 	else if (json_is_integer(sig))
 		t = append(t, "killed by signal %lld, class %s, mode %s%s%s\n",
 		           (long long)json_integer_value(sig), cls, mode,
@@ -416,6 +437,8 @@ static char *run_text(const json_t *r, const char *out, const char *err)
 		           cls, mode, str(r, "network")[0] ? ", network " : "", str(r, "network"),
 		           json_is_true(json_object_get(r, "timed_out"))
 		           ? " (timed out: its processes were killed)" : "");
+	if (t != NULL && str(r, "hint")[0] != '\0')
+		t = append(t, "failed, not denied: %s\n", str(r, "hint"));
 	/* "escalation to MODE", "... to network enabled", "... to MODE with
 	 * network enabled" (run's own words for it). */
 	if (json_is_object(esc) && t != NULL)

@@ -197,6 +197,10 @@ struct warden_run_report {
 	                               a connection, socket or lookup refused
 	                               (classify.h): the class is then denied */
 	char network_denial[512];   /* that stderr line, or "" */
+	char hint[640];             /* failed: stderr read like a refusal
+	                               that nothing shows the sandbox made
+	                               (wording alone is no denial): what it
+	                               may mean, or "" */
 	int file_denied;            /* 1: denial says what file effect was
 	                               refused (beside a network denial, or
 	                               alone) */
