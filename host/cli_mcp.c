@@ -324,6 +324,7 @@ static void call_run(struct warden_server *srv, struct mcp *m, json_t *id,
 		return;
 	}
 	c->m = m;
+	c->out.half = c->err.half = m->cfg->output_limit / 2;
 	c->id = json_incref(id);
 	c->start_ms = now_ms();
 	c->progress_token = json_incref(json_object_get(json_object_get(params, "_meta"),
@@ -444,7 +445,13 @@ static void m_tools_call(struct warden_server *srv, json_t *id, json_t *params,
 
 	if (id == NULL)
 		return;
-	if (name == NULL) {
+	if (m->version == NULL) {
+		/* Nothing runs before the handshake said what the client
+		 * is (whether it elicits decides who approves). */
+		warden_server_error(srv, id, WARDEN_RPC_INVALID_REQUEST,
+		                    "tools/call before initialize: send initialize (and notifications/initialized) first",
+		                    NULL);
+	} else if (name == NULL) {
 		warden_server_error(srv, id, WARDEN_RPC_INVALID_PARAMS,
 		                    "tools/call: params need the tool's \"name\"", NULL);
 	} else if (strcmp(name, WARDEN_MCP_TOOL_RUN) == 0) {

@@ -456,7 +456,7 @@ int warden_cmd_run(struct warden_cli *cli, int argc, char **argv)
 		print_denial(&rep, &o);
 	else if (rep.timed_out)
 		warden_text_line(stderr, "warden: run: timed out after %.3g s; the command's process group was killed",
-		        (double)o.timeout_ms / 1000.0);
+		        (double)rep.timeout_ms / 1000.0);
 	else
 		print_hint(&rep);
 	if (o.json && print_json(&rep, o.result_fd) < 0 && o.result_fd >= 0)

@@ -279,7 +279,8 @@ int warden_mcp_run_args_parse(const json_t *args, struct warden_mcp_run_args *o,
 
 /* ---------------------------------------------------------------- result */
 
-#define HALF (WARDEN_MCP_OUTPUT_MAX / 2)
+/* Half the output kept: the config's output_limit, else the built-in. */
+#define HALF (o->half > 0 ? o->half : WARDEN_MCP_OUTPUT_MAX / 2)
 
 int warden_mcp_output_add(struct warden_mcp_output *o, const char *buf,
                           size_t len)
@@ -620,9 +621,17 @@ int warden_mcp_elicit_outcome(const json_t *result, char *msg, size_t msglen)
 	const char *note = json_string_value(json_object_get(content, "message"));
 	size_t i;
 
+	const char *key;
+	json_t *v;
+
 	msg[0] = '\0';
 	if (action == NULL || (content != NULL && !json_is_object(content)))
 		return WARDEN_OUTCOME_UNAVAILABLE;
+	/* The schema asked for "message" (a string) only: anything else is
+	 * an answer to another question, never a decision. */
+	json_object_foreach(content, key, v)
+		if (strcmp(key, "message") != 0 || !json_is_string(v))
+			return WARDEN_OUTCOME_UNAVAILABLE;
 	if (note != NULL && msglen > 0) {
 		snprintf(msg, msglen, "%s", note);
 		/* One line. */

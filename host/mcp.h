@@ -68,6 +68,9 @@ struct warden_mcp_output {
 	char *head, *tail;          /* tail: a ring, next write at tpos */
 	size_t nhead, ntail, tpos;
 	unsigned long long total;
+	size_t half;                /* set before the first add: half the
+	                               limit (output_limit / 2); 0: half of
+	                               WARDEN_MCP_OUTPUT_MAX */
 };
 
 /* 0, or -1 when out of memory (the output is then incomplete). */

@@ -294,6 +294,8 @@ json_t *warden_run_report_json(const struct warden_run_report *rep)
 	                    ? json_string(warden_enforcement_name(rep->enforcement)) : json_null());
 	json_object_set_new(o, "duration_ms", json_integer(rep->duration_ms));
 	json_object_set_new(o, "timed_out", json_boolean(rep->timed_out));
+	json_object_set_new(o, "timeout_ms", rep->timeout_ms > 0
+	                    ? json_integer(rep->timeout_ms) : json_null());
 	json_object_set_new(o, "started", json_boolean(rep->started));
 	json_object_set_new(o, "argv", args);
 	json_object_set_new(o, "cwd", rep->dir[0] ? json_or_null(warden_json_string_lossy(rep->dir))
@@ -739,6 +741,8 @@ struct run_ctx {
 	int approved;               /* prog describes what runs */
 	struct warden_scratch scratch; /* the command's temp area (scratch.h) */
 	int scratch_tried;          /* scratch opened, or found impossible */
+	long timeout_ms;            /* the request's, else the config's
+	                               default_timeout or max_timeout; 0: none */
 	char *tmp_entry;            /* "TMPDIR=AREA" of a workspace-write run */
 	struct warden_deny deny;    /* what deny_read hides from this run */
 	char void_file[PATH_MAX];   /* what a backend binds over it */
@@ -782,8 +786,8 @@ static int record_start(struct run_ctx *x, const struct warden_run_report *rep,
 		if (v != NULL)
 			json_object_set(o, keep[i], v);
 	}
-	json_object_set_new(o, "timeout_ms", x->req->timeout_ms > 0
-	                    ? json_integer(x->req->timeout_ms) : json_null());
+	json_object_set_new(o, "timeout_ms", x->timeout_ms > 0
+	                    ? json_integer(x->timeout_ms) : json_null());
 	json_decref(full);
 	r = warden_session_append(x->session, "sandbox/run", o, err);
 	json_decref(o);
@@ -885,7 +889,7 @@ static int spawn_and_classify(struct run_ctx *x, struct warden_run_report *rep,
 		so.n_pass = cf->n_held;
 	}
 	so.cwd_fd = x->prog.dir_fd;
-	so.timeout_ms = x->req->timeout_ms;
+	so.timeout_ms = x->timeout_ms;
 	so.pipe_stdout = x->req->pipe_stdout;
 	/* A runner that fails before exec says nothing on stderr until the
 	 * host knows whether the run is retried (see run_flow). */
@@ -992,13 +996,19 @@ static int spawn_and_classify(struct run_ctx *x, struct warden_run_report *rep,
 	                                        sizeof(cl.denied_line))) {
 		/* EBUSY on a pinned path, EACCES: not the backend's words,
 		 * but a path the confinement holds. */
+		int signed_ = cl.cls == WARDEN_CLASS_DENIED;
+
 		rep->cls = cl.cls = WARDEN_CLASS_DENIED;
 		rep->file_denied = 1;
 		snprintf(cl.reason, sizeof(cl.reason),
 		         "a refused write to a path the sandbox keeps read-only in stderr");
-		snprintf(rep->denial, sizeof(rep->denial),
-		         "a write to %.300s was refused: a protected path inside the workspace root, kept read-only so that nothing planted there runs later outside the sandbox",
-		         rep->denied_path);
+		if (signed_)
+			/* The backend's own words named it: say it as ever. */
+			describe_denial(rep, cf, cl.denied_line);
+		else
+			snprintf(rep->denial, sizeof(rep->denial),
+			         "a write to %.300s was refused: a protected path inside the workspace root, kept read-only so that nothing planted there runs later outside the sandbox",
+			         rep->denied_path);
 	} else if (cl.cls == WARDEN_CLASS_DENIED) {
 		/* The backend's words, and nothing behind them: the command's
 		 * own failure, with a hint. */
@@ -1661,6 +1671,21 @@ int warden_consumer_run(struct warden_consumer *c,
 		return warden_error_set(err, WARDEN_EUSAGE,
 		                        "run: timeout %ld ms: give more than 0 and at most a day",
 		                        req->timeout_ms);
+	if (c->cfg->max_timeout_ms > 0 && req->timeout_ms > c->cfg->max_timeout_ms)
+		return warden_error_set(err, WARDEN_EUSAGE,
+		                        "run: timeout %.3g s is above max_timeout (%.3g s, %s): ask for at most %.3g s",
+		                        req->timeout_ms / 1000.0,
+		                        c->cfg->max_timeout_ms / 1000.0, c->cfg->file,
+		                        c->cfg->max_timeout_ms / 1000.0);
+	if (req->timeout_ms == 0) {
+		/* The config's agent defaults: no run goes unbounded when
+		 * they say so (a copy: the caller's request stays as given). */
+		x.timeout_ms = c->cfg->default_timeout_ms > 0 ? c->cfg->default_timeout_ms
+		                                              : c->cfg->max_timeout_ms;
+	} else {
+		x.timeout_ms = req->timeout_ms;
+	}
+	rep->timeout_ms = x.timeout_ms;
 	if (req->session_id != NULL && req->session_id[0] != '\0' &&
 	    (r = warden_session_id_check(req->session_id, err)) < 0)
 		return r;

@@ -197,6 +197,8 @@ struct warden_run_report {
 	                               a connection, socket or lookup refused
 	                               (classify.h): the class is then denied */
 	char network_denial[512];   /* that stderr line, or "" */
+	long timeout_ms;            /* the time limit the run had (the request's
+	                               or the config's), 0: none */
 	char hint[640];             /* failed: stderr read like a refusal
 	                               that nothing shows the sandbox made
 	                               (wording alone is no denial): what it

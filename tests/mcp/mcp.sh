@@ -94,6 +94,21 @@ for asked, want in [("2025-06-18", "2025-06-18"), ("2025-11-25", "2025-11-25"),
     print("  asked", asked, "got", got)
 PY
 
+echo "---- tools/call before initialize is an error, and nothing runs"
+"$PY" - "$WARDEN" "$T/elicit.ini" "$T/ws" <<'PY' && ok "tools/call before initialize: an error, nothing ran" || fail "tools/call before initialize"
+import json, os, subprocess, sys
+warden, cfg, ws = sys.argv[1:4]
+call = {"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": "run", "arguments": {"command": "touch early"}}}
+p = subprocess.run([warden, "--config", cfg, "mcp", "--cwd", ws],
+                   input=(json.dumps(call) + "\n").encode(), stdout=subprocess.PIPE,
+                   stderr=subprocess.PIPE, timeout=30)
+lines = [json.loads(l) for l in p.stdout.decode().splitlines() if l.strip()]
+assert lines and lines[0]["id"] == 7 and "error" in lines[0], lines
+assert "before initialize" in lines[0]["error"]["message"], lines[0]
+assert not os.path.exists(os.path.join(ws, "early")), "the command ran"
+PY
+
 echo "---- a bad --cwd: nothing starts"
 "$WARDEN" --config "$T/elicit.ini" mcp --cwd "$T/no-such-dir" </dev/null >"$T/out" 2>"$T/err"
 rc=$?
