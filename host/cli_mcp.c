@@ -76,6 +76,8 @@ struct call {
 	long long last_progress_ms; /* monotonic, 0: none sent */
 	double progress;            /* the last one sent */
 	char last_line[201];        /* the last line of output so far */
+	json_t *notices;            /* warden's own lines, outside the
+	                               command's streams (or NULL) */
 };
 
 static void usage(FILE *f)
@@ -176,6 +178,7 @@ static void call_free(struct call *c)
 	json_decref(c->progress_token);
 	warden_mcp_output_free(&c->out);
 	warden_mcp_output_free(&c->err);
+	json_decref(c->notices);
 	free(c);
 }
 
@@ -252,12 +255,13 @@ static void run_tick(struct warden_server *srv, void *arg)
 static void run_notice(struct warden_server *srv, void *arg, const char *line)
 {
 	struct call *c = arg;
-	size_t n = strlen(line);
 
-	/* The caller's user sees it with stderr ("warden: run: ..."). */
-	warden_mcp_output_add(&c->err, "warden: run: ", 13);
-	warden_mcp_output_add(&c->err, line, n);
-	warden_mcp_output_add(&c->err, "\n", 1);
+	/* Warden's own words, never in the command's stderr: the result's
+	 * notices (as serve's run.notice). */
+	if (c->notices == NULL)
+		c->notices = json_array();
+	if (c->notices != NULL)
+		json_array_append_new(c->notices, warden_json_string_lossy(line));
 	(void)srv;
 }
 
@@ -276,6 +280,13 @@ static void run_done(struct warden_server *srv, void *arg,
 	if (o->r < 0 || o->report == NULL) {
 		snprintf(text, sizeof(text), "nothing ran: %s", o->err.msg);
 		res = warden_mcp_tool_error(text);
+	} else if (c->notices != NULL && json_array_size(c->notices) > 0) {
+		json_t *r = json_deep_copy(o->report);
+
+		if (r != NULL)
+			json_object_set(r, "notices", c->notices);
+		res = r != NULL ? warden_mcp_run_result(r, &c->out, &c->err) : NULL;
+		json_decref(r);
 	} else {
 		res = warden_mcp_run_result(o->report, &c->out, &c->err);
 	}
@@ -346,7 +357,7 @@ static void call_run(struct warden_server *srv, struct mcp *m, json_t *id,
 	req.escalate = a.escalate;
 	req.escalate_network = a.escalate_network;
 	req.justification = a.justification;
-	req.cwd = m->root;
+	req.cwd = a.cwd != NULL ? a.cwd : m->root;
 	req.call_id = call_id;
 	req.pipe_stdout = 1;
 	req.cwd_from_root = 1;

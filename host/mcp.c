@@ -125,6 +125,10 @@ static json_t *run_output_schema(void)
 		"evidence that the sandbox made it): what it may mean; else null"));
 	json_object_set_new(props, "hint", s);
 	json_object_set_new(props, "detail", nullable("string"));
+	json_object_set_new(props, "notices", json_pack("{s:s,s:{s:s},s:s}", "type", "array",
+		"items", "type", "string", "description",
+		"warden's own notices about the run (an escalation allowed once, ...), "
+		"never part of the command's stderr"));
 	json_object_set_new(props, "reason", json_pack("{s:s}", "type", "string"));
 	json_object_set_new(props, "session", nullable("string"));
 	json_object_set_new(props, "status", json_pack("{s:s}", "type", "integer"));
@@ -144,6 +148,7 @@ static json_t *run_tool(void)
 		"s:{s:s,s:f,s:f,s:s},"
 		"s:{s:s,s:[s,s],s:s},"
 		"s:{s:s,s:s},"
+		"s:{s:s,s:i,s:s},"
 		"s:{s:s,s:i,s:s}"
 		"},s:[s],s:b}",
 		"type", "object", "properties",
@@ -163,6 +168,9 @@ static json_t *run_tool(void)
 		"needs justification",
 		"justification", "type", "string", "minLength", 1, "description",
 		"why the command needs the escalation: the user reads it",
+		"cwd", "type", "string", "minLength", 1, "description",
+		"the directory the command starts in, relative to the session's root "
+		"(default: the root)",
 		"required", "command", "additionalProperties", 0);
 	json_t *out = run_output_schema();
 
@@ -249,6 +257,13 @@ int warden_mcp_run_args_parse(const json_t *args, struct warden_mcp_run_args *o,
 				return -1;
 			}
 			o->escalate_network = json_is_true(v);
+		} else if (strcmp(key, "cwd") == 0) {
+			if (!json_is_string(v) || json_string_length(v) == 0 ||
+			    strlen(json_string_value(v)) != json_string_length(v)) {
+				snprintf(why, whylen, "run: cwd must be a non-empty string, a directory relative to the session's root");
+				return -1;
+			}
+			o->cwd = json_string_value(v);
 		} else if (strcmp(key, "justification") == 0) {
 			if (!json_is_string(v) || json_string_length(v) == 0 ||
 			    strlen(json_string_value(v)) != json_string_length(v)) {
@@ -257,7 +272,7 @@ int warden_mcp_run_args_parse(const json_t *args, struct warden_mcp_run_args *o,
 			}
 			o->justification = json_string_value(v);
 		} else {
-			snprintf(why, whylen, "run: unknown argument \"%.100s\" (give command, and optionally timeout_s, escalate, escalate_network, justification)",
+			snprintf(why, whylen, "run: unknown argument \"%.100s\" (give command, and optionally cwd, timeout_s, escalate, escalate_network, justification)",
 			         key);
 			return -1;
 		}
@@ -477,6 +492,14 @@ static char *run_text(const json_t *r, const char *out, const char *err)
 		else
 			t = append(t, "Escalation is not possible here (approval policy never): "
 			           "do it another way, inside the workspace.\n");
+	}
+	{
+		json_t *notes = json_object_get(r, "notices"), *v;
+		size_t i;
+
+		json_array_foreach(notes, i, v)
+			if (t != NULL && json_is_string(v))
+				t = append(t, "warden: %s\n", json_string_value(v));
 	}
 	if (t != NULL && out[0] != '\0')
 		t = append(t, "--- stdout\n%s%s", out, out[strlen(out) - 1] == '\n' ? "" : "\n");

@@ -51,6 +51,8 @@ struct warden_mcp_run_args {
 	int escalate;               /* enum warden_sandbox_mode, 0: none */
 	int escalate_network;
 	const char *justification;  /* borrowed, or NULL */
+	const char *cwd;            /* borrowed, or NULL: the session root;
+	                               a relative one is taken from it */
 };
 
 /* 0 with *out filled, or -1 with why (a sentence for the model: what is
