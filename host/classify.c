@@ -262,6 +262,8 @@ struct network_ctx {
 	int recent;             /* bit i: the line i+1 before had a network word */
 	char *line;
 	size_t linelen;
+	int guard;              /* want a line with the guard's own answer */
+	int any;                /* a line matched (kept in line) */
 };
 
 static int has_any(const char *s, size_t n, const char *const *pats)
@@ -290,18 +292,27 @@ static int line_is_network(const char *line, size_t n, const void *vctx)
 		"connect", "socket", "/dev/tcp/", "/dev/udp/", "://",
 		"getaddrinfo", "urlopen", NULL,
 	};
+	/* What the network guard answers (EACCES, EPERM: netguard.h, the
+	 * gate, Landlock's TCP rules), unlike a peer or a route. */
+	static const char *const guard[] = {
+		"Permission denied", "Operation not permitted", NULL,
+	};
 	struct network_ctx *ctx = (struct network_ctx *)vctx;
 	int word = has_any(line, n, words);
+	int near = word || (ctx->recent & 7) != 0;
+	int hit = ctx->guard
+		? contains(line, n, "refused by the restricted network") ||
+		  (has_any(line, n, guard) && near)
+		: has_any(line, n, plain) || (has_any(line, n, refused) && near);
 
-	if (has_any(line, n, plain) ||
-	    (has_any(line, n, refused) && (word || (ctx->recent & 7) != 0))) {
-		if (ctx->linelen > 0)
-			snprintf(ctx->line, ctx->linelen, "%.*s",
-			         (int)(n < ctx->linelen ? n : ctx->linelen - 1), line);
-		return 1;
-	}
 	ctx->recent = (ctx->recent << 1) | word;
-	return 0;
+	if (!hit)
+		return 0;
+	if (ctx->linelen > 0 && !ctx->any)
+		snprintf(ctx->line, ctx->linelen, "%.*s",
+		         (int)(n < ctx->linelen ? n : ctx->linelen - 1), line);
+	ctx->any = 1;
+	return 1;
 }
 
 int warden_classify_network_denied(const char *stderr_tail, size_t len,
@@ -309,12 +320,73 @@ int warden_classify_network_denied(const char *stderr_tail, size_t len,
 {
 	struct network_ctx ctx;
 
-	ctx.recent = 0;
+	memset(&ctx, 0, sizeof(ctx));
 	ctx.line = line;
 	ctx.linelen = linelen;
 	if (linelen > 0)
 		line[0] = '\0';
 	return each_line(stderr_tail, len, line_is_network, &ctx);
+}
+
+int warden_classify_network_guard(const char *stderr_tail, size_t len,
+                                  char *line, size_t linelen)
+{
+	struct network_ctx ctx;
+
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.guard = 1;
+	ctx.line = line;
+	ctx.linelen = linelen;
+	if (linelen > 0)
+		line[0] = '\0';
+	return each_line(stderr_tail, len, line_is_network, &ctx);
+}
+
+struct ports_ctx {
+	int (*fn)(int port, void *arg);
+	void *arg;
+	char *line;
+	size_t linelen;
+};
+
+/* The TCP ports a line names: digits after "port ", ':', '/' or ", ". */
+static int line_ports(const char *line, size_t n, const void *vctx)
+{
+	const struct ports_ctx *ctx = vctx;
+	size_t i, j;
+
+	if (!has_any(line, n, (const char *const[]){ "refused", "connect",
+	                                             "unreachable", NULL }))
+		return 0;
+	for (i = 1; i < n; i++) {
+		long v = 0;
+		int after = line[i - 1] == ':' || line[i - 1] == '/' ||
+		            (i >= 5 && contains(line + i - 5, 5, "port ")) ||
+		            (i >= 2 && line[i - 2] == ',' && line[i - 1] == ' ');
+
+		if (!after || !isdigit((unsigned char)line[i]))
+			continue;
+		for (j = i; j < n && j - i < 6 && isdigit((unsigned char)line[j]); j++)
+			v = v * 10 + (line[j] - '0');
+		if ((j < n && isdigit((unsigned char)line[j])) || v < 1 || v > 65535)
+			continue;
+		if (ctx->fn((int)v, ctx->arg)) {
+			if (ctx->linelen > 0)
+				snprintf(ctx->line, ctx->linelen, "%.*s",
+				         (int)(n < ctx->linelen ? n : ctx->linelen - 1), line);
+			return (int)v;
+		}
+	}
+	return 0;
+}
+
+int warden_classify_network_port(const char *stderr_tail, size_t len,
+                                 int (*fn)(int port, void *arg), void *arg,
+                                 char *line, size_t linelen)
+{
+	struct ports_ctx ctx = { fn, arg, line, linelen };
+
+	return each_line(stderr_tail, len, line_ports, &ctx);
 }
 
 /* ------------------------------------------------------------ evidence */
@@ -431,6 +503,45 @@ void warden_evidence_parse(int kind, const char *buf, size_t len,
 	default:
 		break;
 	}
+}
+
+int warden_evidence_signal(const char *buf, size_t len)
+{
+	size_t off = 0;
+	long sig = 0, code = -1;
+
+	if (buf == NULL)
+		return 0;
+	if (len > WARDEN_EVIDENCE_MAX)
+		len = WARDEN_EVIDENCE_MAX;
+	while (off < len) {
+		json_error_t jerr;
+		json_t *doc, *v;
+
+		while (off < len && (buf[off] == ' ' || buf[off] == '\t' ||
+		                     buf[off] == '\r' || buf[off] == '\n'))
+			off++;
+		if (off >= len)
+			break;
+		doc = json_loadb(buf + off, len - off,
+		                 JSON_DISABLE_EOF_CHECK | JSON_REJECT_DUPLICATES,
+		                 &jerr);
+		if (doc == NULL || jerr.position <= 0) {
+			json_decref(doc);
+			return 0;
+		}
+		off += (size_t)jerr.position;
+		if (json_is_object(doc)) {
+			v = json_object_get(doc, "warden-signal");
+			if (json_is_integer(v))
+				sig = (long)json_integer_value(v);
+			v = json_object_get(doc, "exit-code");
+			if (json_is_integer(v))
+				code = (long)json_integer_value(v);
+		}
+		json_decref(doc);
+	}
+	return sig >= 1 && sig < 128 && code == 128 + sig ? (int)sig : 0;
 }
 
 int warden_evidence_read(int fd, char *buf, size_t *len,

@@ -113,6 +113,28 @@ int warden_classify_network_denied(const char *stderr_tail, size_t len,
                                    char *line, size_t linelen);
 
 /*
+ * Evidence that the network guard refused it: a line that carries the
+ * guard's own answer, EACCES or EPERM in their strerror words ("Permission
+ * denied", "Operation not permitted") with a network word in it or in one
+ * of the 3 lines before (netguard.h, Landlock's TCP rules), or the gate's
+ * "refused by the restricted network".  A refused connection, an
+ * unreachable network or an unanswered lookup are not the guard's words:
+ * a server that is down says the same.  Returns 1 with that line, or 0.
+ */
+int warden_classify_network_guard(const char *stderr_tail, size_t len,
+                                  char *line, size_t linelen);
+
+/*
+ * The first TCP port named in a line that speaks of a refused or
+ * unreachable connection ("port N", ":N", "/N", ", N") for which fn says
+ * 1 (the caller's question: does a host service listen there?).  Returns
+ * that port with its line, or 0.
+ */
+int warden_classify_network_port(const char *stderr_tail, size_t len,
+                                 int (*fn)(int port, void *arg), void *arg,
+                                 char *line, size_t linelen);
+
+/*
  * Whether a stderr line says that a write to a held path was refused: a
  * line that carries one of the refusal errors (EBUSY "Device or resource
  * busy", EROFS, EACCES, EPERM, in their strerror words) and names, in
@@ -150,6 +172,15 @@ int warden_classify_held_refusal(const char *stderr_tail, size_t len,
 void warden_evidence_parse(int kind, const char *buf, size_t len,
                            int wait_status, int *exec, char *why,
                            size_t whylen);
+
+/*
+ * BWRAP_JSON: the signal that killed the command when the launcher inside
+ * the sandbox reported one ({"warden-signal": N}, warden-bwrap-exec
+ * --reap) and bwrap's own exit-code object says 128+N, as its process 1
+ * turns a signal into; else 0.  A command that exits 128+N itself leaves
+ * no such report.
+ */
+int warden_evidence_signal(const char *buf, size_t len);
 
 /* Reads fd to EOF (retrying EINTR, keeping at most WARDEN_EVIDENCE_MAX
  * bytes) into buf, which has room for WARDEN_EVIDENCE_MAX bytes; *len is

@@ -86,6 +86,8 @@ struct call {
 	long long last_progress_ms; /* monotonic, 0: none sent */
 	double progress;            /* the last one sent */
 	char last_line[201];        /* the last line of output so far */
+	json_t *notices;            /* warden's own lines, outside the
+	                               command's streams (or NULL) */
 };
 
 static void usage(FILE *f)
@@ -186,6 +188,7 @@ static void call_free(struct call *c)
 	json_decref(c->progress_token);
 	warden_mcp_output_free(&c->out);
 	warden_mcp_output_free(&c->err);
+	json_decref(c->notices);
 	free(c);
 }
 
@@ -262,12 +265,13 @@ static void run_tick(struct warden_server *srv, void *arg)
 static void run_notice(struct warden_server *srv, void *arg, const char *line)
 {
 	struct call *c = arg;
-	size_t n = strlen(line);
 
-	/* The caller's user sees it with stderr ("warden: run: ..."). */
-	warden_mcp_output_add(&c->err, "warden: run: ", 13);
-	warden_mcp_output_add(&c->err, line, n);
-	warden_mcp_output_add(&c->err, "\n", 1);
+	/* Warden's own words, never in the command's stderr: the result's
+	 * notices (as serve's run.notice). */
+	if (c->notices == NULL)
+		c->notices = json_array();
+	if (c->notices != NULL)
+		json_array_append_new(c->notices, warden_json_string_lossy(line));
 	(void)srv;
 }
 
@@ -286,6 +290,13 @@ static void run_done(struct warden_server *srv, void *arg,
 	if (o->r < 0 || o->report == NULL) {
 		snprintf(text, sizeof(text), "nothing ran: %s", o->err.msg);
 		res = warden_mcp_tool_error(text);
+	} else if (c->notices != NULL && json_array_size(c->notices) > 0) {
+		json_t *r = json_deep_copy(o->report);
+
+		if (r != NULL)
+			json_object_set(r, "notices", c->notices);
+		res = r != NULL ? warden_mcp_run_result(r, &c->out, &c->err) : NULL;
+		json_decref(r);
 	} else {
 		json_t *rep = o->report;
 
@@ -358,6 +369,7 @@ static void call_run(struct warden_server *srv, struct mcp *m, json_t *id,
 		return;
 	}
 	c->m = m;
+	c->out.half = c->err.half = m->cfg->output_limit / 2;
 	c->id = json_incref(id);
 	c->start_ms = now_ms();
 	c->progress_token = json_incref(json_object_get(json_object_get(params, "_meta"),
@@ -379,7 +391,7 @@ static void call_run(struct warden_server *srv, struct mcp *m, json_t *id,
 	req.escalate = a.escalate;
 	req.escalate_network = a.escalate_network;
 	req.justification = a.justification;
-	req.cwd = m->root;
+	req.cwd = a.cwd != NULL ? a.cwd : m->root;
 	req.call_id = call_id;
 	req.pipe_stdout = 1;
 	req.cwd_from_root = 1;
@@ -524,7 +536,13 @@ static void m_tools_call(struct warden_server *srv, json_t *id, json_t *params,
 
 	if (id == NULL)
 		return;
-	if (name == NULL) {
+	if (m->version == NULL) {
+		/* Nothing runs before the handshake said what the client
+		 * is (whether it elicits decides who approves). */
+		warden_server_error(srv, id, WARDEN_RPC_INVALID_REQUEST,
+		                    "tools/call before initialize: send initialize (and notifications/initialized) first",
+		                    NULL);
+	} else if (name == NULL) {
 		warden_server_error(srv, id, WARDEN_RPC_INVALID_PARAMS,
 		                    "tools/call: params need the tool's \"name\"", NULL);
 	} else if (strcmp(name, WARDEN_MCP_TOOL_RUN) == 0) {

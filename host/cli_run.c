@@ -432,6 +432,13 @@ static void print_denial(const struct warden_run_report *rep,
 	        o->command != NULL ? "-c '...'" : "-- ...");
 }
 
+/* After a failed run whose stderr read like a refusal without evidence. */
+static void print_hint(const struct warden_run_report *rep)
+{
+	if (rep->cls == WARDEN_CLASS_FAILED && rep->hint[0] != '\0')
+		warden_text_line(stderr, "warden: failed, not denied: %s", rep->hint);
+}
+
 static void print_notice(void *arg, const char *line)
 {
 	(void)arg;
@@ -500,7 +507,9 @@ int warden_cmd_run(struct warden_cli *cli, int argc, char **argv)
 		print_denial(&rep, &o);
 	else if (rep.timed_out)
 		warden_text_line(stderr, "warden: run: timed out after %.3g s; the command's process group was killed",
-		        (double)o.timeout_ms / 1000.0);
+		        (double)rep.timeout_ms / 1000.0);
+	else
+		print_hint(&rep);
 	if (o.json && print_json(&rep, o.result_fd) < 0 && o.result_fd >= 0)
 		status = WARDEN_EIO;
 out:

@@ -957,7 +957,11 @@ static void m_run(struct warden_server *srv, json_t *id, json_t *params, void *u
 	    str_param(srv, id, "run", params, "justification", 0, &req.justification) < 0 ||
 	    session_param(sv, srv, id, "run", params, &req.session_id) < 0)
 		return;
-	if ((req.command != NULL) == (argc > 0)) {
+	if (req.command == NULL && argc == 0) {
+		bad_params(srv, id, "run: no command: give command (a shell command) or argv (an array of strings)");
+		return;
+	}
+	if (req.command != NULL && argc > 0) {
 		bad_params(srv, id, "run: give either command (a shell command) or argv (an array), not both");
 		return;
 	}

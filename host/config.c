@@ -55,7 +55,8 @@ static const char *const warden_keys[] = {
 	"plugin_dir", "require_full", "durability", "shell", "scrub_env",
 	"default_network", "allow_unix_socket", "deny_read",
 	"deny_read_defaults", "writable_roots", "allowed_domains",
-	"denied_domains", "hosts_file", NULL,
+	"denied_domains", "hosts_file", "default_timeout", "max_timeout",
+	"output_limit", NULL,
 };
 static const char *const preset_keys[] = {
 	"sandbox", "approval", "label", "description", "network", NULL,
@@ -674,6 +675,49 @@ static int roots_key(struct parser *p, const char *v)
 	return 1;
 }
 
+/* default_timeout, max_timeout: seconds (a decimal number, more than 0
+ * and at most a day); output_limit: bytes (an integer from 1024, or with
+ * a K or M suffix). */
+static int agent_key(struct parser *p, const char *key, const char *v)
+{
+	struct warden_config *c = p->cfg;
+	char *end;
+
+	if (strcmp(key, "output_limit") == 0) {
+		unsigned long long n;
+
+		errno = 0;
+		n = strtoull(v, &end, 10);
+		if (end != v && (*end == 'K' || *end == 'k'))
+			n *= 1024, end++;
+		else if (end != v && (*end == 'M' || *end == 'm'))
+			n *= 1024 * 1024, end++;
+		if (errno != 0 || end == v || *end != '\0' || v[0] == '-' ||
+		    n < 1024 || n > 64ULL * 1024 * 1024)
+			return fail(p, "[warden] output_limit = %s: allowed: a number "
+			            "of bytes from 1024 to 64M (e.g. 65536, 64K, 1M): "
+			            "the most of each stream serve and mcp hand a model", v);
+		c->output_limit = (size_t)n;
+		return 1;
+	} else {
+		double s;
+
+		errno = 0;
+		s = strtod(v, &end);
+		if (errno != 0 || end == v || *end != '\0' || !(s > 0) ||
+		    s * 1000.0 > (double)WARDEN_CONFIG_TIMEOUT_MAX_MS)
+			return fail(p, "[warden] %s = %s: allowed: a number of seconds, "
+			            "more than 0 and at most 86400 (a day)", key, v);
+		if (strcmp(key, "default_timeout") == 0)
+			c->default_timeout_ms = (long)(s * 1000.0 + 0.5) > 0
+				? (long)(s * 1000.0 + 0.5) : 1;
+		else
+			c->max_timeout_ms = (long)(s * 1000.0 + 0.5) > 0
+				? (long)(s * 1000.0 + 0.5) : 1;
+		return 1;
+	}
+}
+
 static int warden_key(struct parser *p, int k, const char *key, const char *v)
 {
 	struct warden_config *c = p->cfg;
@@ -690,6 +734,9 @@ static int warden_key(struct parser *p, int k, const char *key, const char *v)
 	if (strcmp(key, "allowed_domains") == 0 ||
 	    strcmp(key, "denied_domains") == 0 || strcmp(key, "hosts_file") == 0)
 		return domains_key(p, key, v);
+	if (strcmp(key, "default_timeout") == 0 || strcmp(key, "max_timeout") == 0 ||
+	    strcmp(key, "output_limit") == 0)
+		return agent_key(p, key, v);
 	switch (k) {
 	case 0:
 		n = warden_mode_parse(v);
@@ -1061,6 +1108,13 @@ int warden_config_parse(const char *text, const char *file,
 	}
 	if (p.failed) {
 		rc = -err->code;
+		goto fail;
+	}
+	if (p.cfg->max_timeout_ms > 0 && p.cfg->default_timeout_ms > p.cfg->max_timeout_ms) {
+		rc = warden_error_set(err, WARDEN_ECONFIG,
+		                       "%s: [warden] default_timeout (%.3g s) is above max_timeout (%.3g s): lower default_timeout or raise max_timeout",
+		                       p.file, p.cfg->default_timeout_ms / 1000.0,
+		                       p.cfg->max_timeout_ms / 1000.0);
 		goto fail;
 	}
 	rc = fill_defaults(p.cfg, err);

@@ -135,6 +135,16 @@ static json_t *run_output_schema(void)
 	json_object_set_new(props, "escalate_network", json_pack("{s:s,s:s}", "type", "boolean",
 		"description", "after a denial by the restricted network: a retry must ask "
 		"for the network (run with escalate_network true)"));
+	s = nullable("string");
+	json_object_set_new(s, "description", json_string(
+		"after a failed run whose stderr only reads like a refusal (no "
+		"evidence that the sandbox made it): what it may mean; else null"));
+	json_object_set_new(props, "hint", s);
+	json_object_set_new(props, "detail", nullable("string"));
+	json_object_set_new(props, "notices", json_pack("{s:s,s:{s:s},s:s}", "type", "array",
+		"items", "type", "string", "description",
+		"warden's own notices about the run (an escalation allowed once, ...), "
+		"never part of the command's stderr"));
 	json_object_set_new(props, "reason", json_pack("{s:s}", "type", "string"));
 	s = nullable("string");
 	json_object_set_new(s, "description", json_string(
@@ -159,6 +169,7 @@ static json_t *run_tool(const char *no_approver)
 		"s:{s:s,s:f,s:f,s:s},"
 		"s:{s:s,s:[s,s],s:s},"
 		"s:{s:s,s:s},"
+		"s:{s:s,s:i,s:s},"
 		"s:{s:s,s:i,s:s}"
 		"},s:[s],s:b}",
 		"type", "object", "properties",
@@ -178,6 +189,9 @@ static json_t *run_tool(const char *no_approver)
 		"needs justification",
 		"justification", "type", "string", "minLength", 1, "description",
 		"why the command needs the escalation: the user reads it",
+		"cwd", "type", "string", "minLength", 1, "description",
+		"the directory the command starts in, relative to the session's root "
+		"(default: the root)",
 		"required", "command", "additionalProperties", 0);
 	json_t *out = run_output_schema();
 
@@ -275,6 +289,13 @@ int warden_mcp_run_args_parse(const json_t *args, struct warden_mcp_run_args *o,
 				return -1;
 			}
 			o->escalate_network = json_is_true(v);
+		} else if (strcmp(key, "cwd") == 0) {
+			if (!json_is_string(v) || json_string_length(v) == 0 ||
+			    strlen(json_string_value(v)) != json_string_length(v)) {
+				snprintf(why, whylen, "run: cwd must be a non-empty string, a directory relative to the session's root");
+				return -1;
+			}
+			o->cwd = json_string_value(v);
 		} else if (strcmp(key, "justification") == 0) {
 			if (!json_is_string(v) || json_string_length(v) == 0 ||
 			    strlen(json_string_value(v)) != json_string_length(v)) {
@@ -283,7 +304,7 @@ int warden_mcp_run_args_parse(const json_t *args, struct warden_mcp_run_args *o,
 			}
 			o->justification = json_string_value(v);
 		} else {
-			snprintf(why, whylen, "run: unknown argument \"%.100s\" (give command, and optionally timeout_s, escalate, escalate_network, justification)",
+			snprintf(why, whylen, "run: unknown argument \"%.100s\" (give command, and optionally cwd, timeout_s, escalate, escalate_network, justification)",
 			         key);
 			return -1;
 		}
@@ -305,7 +326,8 @@ int warden_mcp_run_args_parse(const json_t *args, struct warden_mcp_run_args *o,
 
 /* ---------------------------------------------------------------- result */
 
-#define HALF (WARDEN_MCP_OUTPUT_MAX / 2)
+/* Half the output kept: the config's output_limit, else the built-in. */
+#define HALF (o->half > 0 ? o->half : WARDEN_MCP_OUTPUT_MAX / 2)
 
 int warden_mcp_output_add(struct warden_mcp_output *o, const char *buf,
                           size_t len)
@@ -424,6 +446,15 @@ static char *append(char *s, const char *fmt, ...)
 	return t;
 }
 
+/* The decimal text of an integer (a static buffer: one use per call). */
+static const char *str_int(const json_t *v)
+{
+	static char buf[32];
+
+	snprintf(buf, sizeof(buf), "%lld", (long long)json_integer_value(v));
+	return buf;
+}
+
 /* What the model reads about a run. */
 static char *run_text(const json_t *r, const char *out, const char *err)
 {
@@ -438,6 +469,12 @@ static char *run_text(const json_t *r, const char *out, const char *err)
 		           str(r, "reason"));
 	else if (!json_is_true(json_object_get(r, "started")))
 		t = append(t, "nothing ran: %s\n", str(r, "reason"));
+	else if (json_is_true(json_object_get(r, "timed_out")))
+		t = append(t, "timed out: the run reached its time limit and its processes were killed%s%s, class %s, mode %s%s%s\n"
+		           "To give it more time, call run again with a larger \"timeout_s\" (the config's max_timeout bounds it).\n",
+		           json_is_integer(sig) ? " by signal " : "",
+		           json_is_integer(sig) ? str_int(sig) : "",
+		           cls, mode, str(r, "network")[0] ? ", network " : "", str(r, "network"));
 	else if (json_is_integer(sig))
 		t = append(t, "killed by signal %lld, class %s, mode %s%s%s\n",
 		           (long long)json_integer_value(sig), cls, mode,
@@ -448,6 +485,8 @@ static char *run_text(const json_t *r, const char *out, const char *err)
 		           cls, mode, str(r, "network")[0] ? ", network " : "", str(r, "network"),
 		           json_is_true(json_object_get(r, "timed_out"))
 		           ? " (timed out: its processes were killed)" : "");
+	if (t != NULL && str(r, "hint")[0] != '\0')
+		t = append(t, "failed, not denied: %s\n", str(r, "hint"));
 	/* "escalation to MODE", "... to network enabled", "... to MODE with
 	 * network enabled" (run's own words for it). */
 	if (json_is_object(esc) && t != NULL)
@@ -491,6 +530,14 @@ static char *run_text(const json_t *r, const char *out, const char *err)
 		else
 			t = append(t, "Escalation is not possible here (approval policy never): "
 			           "do it another way, inside the workspace.\n");
+	}
+	{
+		json_t *notes = json_object_get(r, "notices"), *v;
+		size_t i;
+
+		json_array_foreach(notes, i, v)
+			if (t != NULL && json_is_string(v))
+				t = append(t, "warden: %s\n", json_string_value(v));
 	}
 	if (t != NULL && out[0] != '\0')
 		t = append(t, "--- stdout\n%s%s", out, out[strlen(out) - 1] == '\n' ? "" : "\n");
@@ -636,9 +683,17 @@ int warden_mcp_elicit_outcome(const json_t *result, char *msg, size_t msglen)
 	const char *note = json_string_value(json_object_get(content, "message"));
 	size_t i;
 
+	const char *key;
+	json_t *v;
+
 	msg[0] = '\0';
 	if (action == NULL || (content != NULL && !json_is_object(content)))
 		return WARDEN_OUTCOME_UNAVAILABLE;
+	/* The schema asked for "message" (a string) only: anything else is
+	 * an answer to another question, never a decision. */
+	json_object_foreach(content, key, v)
+		if (strcmp(key, "message") != 0 || !json_is_string(v))
+			return WARDEN_OUTCOME_UNAVAILABLE;
 	if (note != NULL && msglen > 0) {
 		snprintf(msg, msglen, "%s", note);
 		/* One line. */

@@ -55,6 +55,8 @@ struct warden_mcp_run_args {
 	int escalate;               /* enum warden_sandbox_mode, 0: none */
 	int escalate_network;
 	const char *justification;  /* borrowed, or NULL */
+	const char *cwd;            /* borrowed, or NULL: the session root;
+	                               a relative one is taken from it */
 };
 
 /* 0 with *out filled, or -1 with why (a sentence for the model: what is
@@ -72,6 +74,9 @@ struct warden_mcp_output {
 	char *head, *tail;          /* tail: a ring, next write at tpos */
 	size_t nhead, ntail, tpos;
 	unsigned long long total;
+	size_t half;                /* set before the first add: half the
+	                               limit (output_limit / 2); 0: half of
+	                               WARDEN_MCP_OUTPUT_MAX */
 };
 
 /* 0, or -1 when out of memory (the output is then incomplete). */

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -330,6 +331,8 @@ json_t *warden_run_report_json(const struct warden_run_report *rep)
 	                    ? json_string(warden_enforcement_name(rep->enforcement)) : json_null());
 	json_object_set_new(o, "duration_ms", json_integer(rep->duration_ms));
 	json_object_set_new(o, "timed_out", json_boolean(rep->timed_out));
+	json_object_set_new(o, "timeout_ms", rep->timeout_ms > 0
+	                    ? json_integer(rep->timeout_ms) : json_null());
 	json_object_set_new(o, "started", json_boolean(rep->started));
 	json_object_set_new(o, "argv", args);
 	json_object_set_new(o, "cwd", rep->dir[0] ? json_or_null(warden_json_string_lossy(rep->dir))
@@ -411,6 +414,9 @@ json_t *warden_run_report_json(const struct warden_run_report *rep)
 	                    json_boolean(warden_run_escalate_network(rep)));
 	json_object_set_new(o, "network_denial", rep->network_denial[0]
 	                    ? json_or_null(warden_json_string_lossy(rep->network_denial))
+	                    : json_null());
+	json_object_set_new(o, "hint", rep->hint[0]
+	                    ? json_or_null(warden_json_string_lossy(rep->hint))
 	                    : json_null());
 	return o;
 }
@@ -604,6 +610,143 @@ static int names_a_file(const struct warden_run_report *rep,
 	       lstat(rep->denied_path, &st) == 0 && !S_ISSOCK(st.st_mode);
 }
 
+/* Whether path lies where this confinement lets the command write: a
+ * writable root (its temp area for "/tmp" when it has one). */
+static int writable_here(const struct warden_run_report *rep,
+                         const struct warden_confined *cf, const char *path)
+{
+	size_t i;
+
+	if (rep->tmp_dir[0] != '\0' && under(path, rep->tmp_dir))
+		return 1;
+	for (i = 0; cf != NULL && i < cf->n_writable_roots; i++) {
+		if (strcmp(cf->writable_roots[i], "/tmp") == 0 && rep->tmp_dir[0] != '\0')
+			continue;
+		if (under(path, cf->writable_roots[i]))
+			return 1;
+	}
+	return 0;
+}
+
+/* The path of a "PROG: ...: PATH: ERROR" line, as shells and coreutils
+ * print a relative one without quotes: the field before the last ": ",
+ * taken from dir.  0, or -1 when there is none. */
+static int field_path(const char *line, const char *dir, char out[PATH_MAX])
+{
+	const char *end = NULL, *p, *start;
+	char buf[PATH_MAX];
+
+	for (p = strstr(line, ": "); p != NULL; p = strstr(p + 2, ": "))
+		end = p;
+	if (end == NULL)
+		return -1;
+	for (start = end; start > line && !(start[-1] == ' ' && start - 1 > line &&
+	                                    start[-2] == ':'); start--)
+		;
+	if (memchr(start, ' ', (size_t)(end - start)) != NULL)
+		return -1;
+	if (end == start || (size_t)(end - start) + 3 >= sizeof(buf) ||
+	    memchr(start, '\'', (size_t)(end - start)) != NULL)
+		return -1;
+	/* Quoted, as warden_run_denied_path_in() takes a relative one. */
+	buf[0] = '\'';
+	memcpy(buf + 1, start, (size_t)(end - start));
+	buf[end - start + 1] = '\'';
+	buf[end - start + 2] = '\0';
+	return warden_run_denied_path_in(buf, dir, out) < 0 || out[0] != '/' ? -1 : 0;
+}
+
+/*
+ * The evidence a refused write in stderr needs beyond its words: the
+ * path the line names lies outside every writable root of the
+ * confinement, and the host's kernel would have let warden's user make
+ * that write (its directory exists, its file system is not read-only
+ * itself, access(2) allows it): then the sandbox is what refused it.  1,
+ * or 0 with why in `why`.
+ */
+static int file_denial_evidence(const struct warden_run_report *rep,
+                                const struct warden_confined *cf,
+                                const char *line, char *path,
+                                char *why, size_t whylen)
+{
+	char dir[PATH_MAX], *slash;
+	const char *probe;
+	struct statvfs vfs;
+	struct stat st;
+
+	if ((warden_run_denied_path_in(line, rep->dir, path) < 0 || path[0] != '/') &&
+	    field_path(line, rep->dir, path) < 0) {
+		path[0] = '\0';
+		snprintf(why, whylen, "the line names no path");
+		return 0;
+	}
+	if (writable_here(rep, cf, path)) {
+		snprintf(why, whylen, "%.300s lies where the sandbox lets the command write",
+		         path);
+		return 0;
+	}
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash == dir)
+		slash[1] = '\0';
+	else if (slash != NULL)
+		*slash = '\0';
+	if (lstat(path, &st) == 0)
+		probe = path;
+	else if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+		probe = dir;
+	else {
+		snprintf(why, whylen, "%.300s does not exist on the host: no write there could have been made",
+		         dir);
+		return 0;
+	}
+	if (statvfs(probe, &vfs) == 0 && (vfs.f_flag & ST_RDONLY)) {
+		snprintf(why, whylen, "the host's own file system at %.300s is read-only",
+		         probe);
+		return 0;
+	}
+	if (!S_ISLNK(st.st_mode) && faccessat(AT_FDCWD, probe, W_OK, AT_EACCESS) < 0 &&
+	    errno != ENOENT) {
+		snprintf(why, whylen, "the host refuses the write to %.300s too (%s)",
+		         probe, strerror(errno));
+		return 0;
+	}
+	return 1;
+}
+
+/* Whether a TCP socket of the host's network namespace listens on port
+ * (/proc/net/tcp and tcp6): the service a refused connection was for
+ * exists, so the restricted network is what kept the command from it. */
+static int host_listens(int port, void *arg)
+{
+	static const char *const files[] = { "/proc/net/tcp", "/proc/net/tcp6" };
+	char buf[512];
+	size_t i;
+
+	(void)arg;
+	for (i = 0; i < 2; i++) {
+		FILE *f = fopen(files[i], "re");
+
+		if (f == NULL)
+			continue;
+		while (fgets(buf, sizeof(buf), f) != NULL) {
+			char local[128], remote[128];
+			unsigned st;
+			char *colon;
+
+			if (sscanf(buf, " %*s %127s %127s %x", local, remote, &st) != 3 ||
+			    st != 0x0A || (colon = strrchr(local, ':')) == NULL)
+				continue;
+			if (strtol(colon + 1, NULL, 16) == port) {
+				fclose(f);
+				return 1;
+			}
+		}
+		fclose(f);
+	}
+	return 0;
+}
+
 /* The exit status of a run that started. */
 static int run_status(const struct warden_run_report *rep,
                       const struct warden_spawn_result *sr)
@@ -642,6 +785,8 @@ struct run_ctx {
 	int approved;               /* prog describes what runs */
 	struct warden_scratch scratch; /* the command's temp area (scratch.h) */
 	int scratch_tried;          /* scratch opened, or found impossible */
+	long timeout_ms;            /* the request's, else the config's
+	                               default_timeout or max_timeout; 0: none */
 	char *tmp_entry;            /* "TMPDIR=AREA" of a workspace-write run */
 	struct warden_deny deny;    /* what deny_read hides from this run */
 	char void_file[PATH_MAX];   /* what a backend binds over it */
@@ -720,8 +865,8 @@ static int record_start(struct run_ctx *x, const struct warden_run_report *rep,
 		if (v != NULL)
 			json_object_set(o, keep[i], v);
 	}
-	json_object_set_new(o, "timeout_ms", x->req->timeout_ms > 0
-	                    ? json_integer(x->req->timeout_ms) : json_null());
+	json_object_set_new(o, "timeout_ms", x->timeout_ms > 0
+	                    ? json_integer(x->timeout_ms) : json_null());
 	json_decref(full);
 	r = warden_session_append(x->session, "sandbox/run", o, err);
 	json_decref(o);
@@ -802,8 +947,8 @@ static int spawn_and_classify(struct run_ctx *x, struct warden_run_report *rep,
 	struct warden_run_facts run;
 	struct warden_classification cl;
 	struct warden_spawn_result *sr;
-	int exec = WARDEN_EXEC_UNKNOWN, r;
-	char why[256], secret[PATH_MAX], line[512];
+	int exec = WARDEN_EXEC_UNKNOWN, r, port;
+	char why[256], secret[PATH_MAX], line[512], nowhy[400], sigline[512];
 
 	memset(&so, 0, sizeof(so));
 	if (x->approved && cf == NULL) {
@@ -821,19 +966,22 @@ static int spawn_and_classify(struct run_ctx *x, struct warden_run_report *rep,
 		so.flags = cf->spawn_flags;
 	so.argv = cf != NULL ? (const char *const *)cf->argv : rep->argv;
 	so.status_fd = cf != NULL ? cf->status_fd : -1;
+	so.status_copy_at = cf != NULL ? cf->status_copy_at : -1;
 	if (cf != NULL) {
 		so.pass_fds = cf->held_fds;
 		so.pass_at = cf->held_at;
 		so.n_pass = cf->n_held;
 	}
 	so.cwd_fd = x->prog.dir_fd;
-	so.timeout_ms = x->req->timeout_ms;
+	so.timeout_ms = x->timeout_ms;
 	so.pipe_stdout = x->req->pipe_stdout;
 	/* A runner that fails before exec says nothing on stderr until the
 	 * host knows whether the run is retried (see run_flow). */
 	so.gate_token = cf != NULL && cf->evidence == WARDEN_EVIDENCE_EXEC_PIPE
 	                ? WARDEN_EXEC_PIPE_STARTED : NULL;
 	x->prexec_failed = 0;
+	rep->hint[0] = '\0';
+	rep->network_denial[0] = '\0';
 	sr = rep->spawn = calloc(1, sizeof(*rep->spawn));
 	if (sr == NULL)
 		return warden_error_set(err, WARDEN_EOS, "run: out of memory");
@@ -873,6 +1021,15 @@ static int spawn_and_classify(struct run_ctx *x, struct warden_run_report *rep,
 		return 0;
 	}
 	rep->started = 1;
+	if (cf != NULL && cf->evidence == WARDEN_EVIDENCE_BWRAP_JSON &&
+	    WIFEXITED(sr->wait_status)) {
+		int sig = warden_evidence_signal(sr->evidence, sr->evidence_len);
+
+		/* bwrap's process 1 said 128+N; the launcher inside saw the
+		 * signal: reported as every backend reports one. */
+		if (sig > 0 && WEXITSTATUS(sr->wait_status) == 128 + sig)
+			sr->wait_status = sig;
+	}
 	if (WIFEXITED(sr->wait_status))
 		rep->exit_code = WEXITSTATUS(sr->wait_status);
 	else if (WIFSIGNALED(sr->wait_status))
@@ -895,6 +1052,7 @@ static int spawn_and_classify(struct run_ctx *x, struct warden_run_report *rep,
 	/* A runner that failed before exec never started the command. */
 	if (cl.cls == WARDEN_CLASS_SANDBOX_ERROR)
 		rep->started = 0;
+	snprintf(sigline, sizeof(sigline), "%s", cl.denied_line);
 	if ((cl.cls == WARDEN_CLASS_FAILED || cl.cls == WARDEN_CLASS_DENIED) &&
 	    cf != NULL && x->deny.n > 0 &&
 	    warden_classify_held_refusal(sr->tail, sr->tail_len, rep->dir,
@@ -910,10 +1068,13 @@ static int spawn_and_classify(struct run_ctx *x, struct warden_run_report *rep,
 		snprintf(cl.reason, sizeof(cl.reason),
 		         "a refused access to a path deny_read hides in stderr");
 		describe_read_denial(&x->deny, x->c->cfg->file, rep);
-	} else if (cl.cls == WARDEN_CLASS_DENIED) {
+	} else if (cl.cls == WARDEN_CLASS_DENIED &&
+	           file_denial_evidence(rep, cf, cl.denied_line, rep->denied_path,
+	                                nowhy, sizeof(nowhy))) {
 		describe_denial(rep, cf, cl.denied_line);
 		rep->file_denied = 1;
-	} else if (cl.cls == WARDEN_CLASS_FAILED && cf != NULL &&
+	} else if ((cl.cls == WARDEN_CLASS_FAILED || cl.cls == WARDEN_CLASS_DENIED) &&
+	           cf != NULL &&
 	           warden_classify_held_refusal(sr->tail, sr->tail_len, rep->dir,
 	                                        (const char *const *)cf->held_paths,
 	                                        cf->n_held_paths, rep->denied_path,
@@ -921,13 +1082,29 @@ static int spawn_and_classify(struct run_ctx *x, struct warden_run_report *rep,
 	                                        sizeof(cl.denied_line))) {
 		/* EBUSY on a pinned path, EACCES: not the backend's words,
 		 * but a path the confinement holds. */
+		int signed_ = cl.cls == WARDEN_CLASS_DENIED;
+
 		rep->cls = cl.cls = WARDEN_CLASS_DENIED;
 		rep->file_denied = 1;
 		snprintf(cl.reason, sizeof(cl.reason),
 		         "a refused write to a path the sandbox keeps read-only in stderr");
-		snprintf(rep->denial, sizeof(rep->denial),
-		         "a write to %.300s was refused: a protected path inside the workspace root, kept read-only so that nothing planted there runs later outside the sandbox",
-		         rep->denied_path);
+		if (signed_)
+			/* The backend's own words named it: say it as ever. */
+			describe_denial(rep, cf, cl.denied_line);
+		else
+			snprintf(rep->denial, sizeof(rep->denial),
+			         "a write to %.300s was refused: a protected path inside the workspace root, kept read-only so that nothing planted there runs later outside the sandbox",
+			         rep->denied_path);
+	} else if (cl.cls == WARDEN_CLASS_DENIED) {
+		/* The backend's words, and nothing behind them: the command's
+		 * own failure, with a hint. */
+		snprintf(rep->hint, sizeof(rep->hint),
+		         "stderr reads like a write the sandbox refused (%.200s), but nothing shows that it did: %.300s",
+		         sigline, nowhy);
+		rep->denied_path[0] = '\0';
+		rep->cls = cl.cls = WARDEN_CLASS_FAILED;
+		snprintf(cl.reason, sizeof(cl.reason),
+		         "a denial signature in stderr without evidence (%.150s)", nowhy);
 	}
 	if (cf != NULL && rep->network == WARDEN_NETWORK_ALLOWLIST &&
 	    rep->network_refused != NULL && rep->network_refused[0] != NULL &&
@@ -946,26 +1123,48 @@ static int spawn_and_classify(struct run_ctx *x, struct warden_run_report *rep,
 		         d, (int)(hl > 255 ? 255 : hl), d[0] == '[' ? d + 1 : d);
 		snprintf(cl.reason, sizeof(cl.reason), "a destination refused by the allowlist proxy");
 	}
+	port = 0;
 	if (cf != NULL && rep->network == WARDEN_NETWORK_RESTRICTED &&
 	    (cl.cls == WARDEN_CLASS_FAILED || cl.cls == WARDEN_CLASS_DENIED) &&
-	    warden_classify_network_denied(sr->tail, sr->tail_len,
+	    !warden_classify_network_guard(sr->tail, sr->tail_len,
 	                                   rep->network_denial,
 	                                   sizeof(rep->network_denial)) &&
-	    !names_a_file(rep, &cl)) {
+	    warden_classify_network_denied(sr->tail, sr->tail_len, line,
+	                                   sizeof(line))) {
+		/* Words alone (a refused connection, an unreachable network, a
+		 * lookup): evidence only when a host service listens on the
+		 * port they name, which the restricted network kept away. */
+		port = warden_classify_network_port(sr->tail, sr->tail_len,
+		                                    host_listens, NULL,
+		                                    rep->network_denial,
+		                                    sizeof(rep->network_denial));
+		if (port == 0 && cl.cls == WARDEN_CLASS_FAILED && rep->hint[0] == '\0')
+			snprintf(rep->hint, sizeof(rep->hint),
+			         "stderr reads like a refused connection or lookup (%.250s) and the network is restricted, but nothing shows that the sandbox refused it (a server that is down says the same); if the command needs the network, ask with --escalate-network",
+			         line);
+	}
+	if (rep->network == WARDEN_NETWORK_RESTRICTED &&
+	    rep->network_denial[0] != '\0' && !names_a_file(rep, &cl)) {
 		/* The restricted network refused it: a denial the agent can
 		 * ask past with --escalate-network.  When the line a file
 		 * denial signature matched is this one, it was never a file
 		 * (unless it names a path that exists and is no socket). */
 		rep->network_denied = 1;
 		rep->cls = WARDEN_CLASS_DENIED;
+		rep->hint[0] = '\0';
 		if (cl.cls != WARDEN_CLASS_DENIED ||
 		    strcmp(cl.denied_line, rep->network_denial) == 0) {
 			rep->file_denied = 0;
 			rep->denied_path[0] = '\0';
 			snprintf(rep->denial, sizeof(rep->denial),
 			         "a connection was refused: the network is restricted (no TCP, UDP or host socket)");
-			snprintf(cl.reason, sizeof(cl.reason),
-			         "a network denial in stderr");
+			if (port > 0)
+				snprintf(cl.reason, sizeof(cl.reason),
+				         "a refused connection in stderr to port %d, where a host service listens",
+				         port);
+			else
+				snprintf(cl.reason, sizeof(cl.reason),
+				         "the network guard's refusal in stderr");
 		}
 	}
 	snprintf(rep->reason, sizeof(rep->reason), "%s%s%s", cl.reason,
@@ -1573,6 +1772,18 @@ static int run_flow(struct run_ctx *x, struct warden_run_report *rep,
 	}
 
 	/* 3. escalation */
+	if (req->escalate && req->escalate == res.mode)
+		/* Nothing to ask: an answerer would approve what already
+		 * holds. */
+		return warden_error_set(err, WARDEN_EUSAGE,
+		                        "run: --escalate %s: the run is already in %s (%s); %s",
+		                        warden_mode_name(req->escalate),
+		                        warden_mode_name(res.mode),
+		                        warden_source_name(res.mode_source)
+		                        ? warden_source_name(res.mode_source) : "resolved",
+		                        req->escalate_network
+		                        ? "ask with --escalate-network alone"
+		                        : "run it without --escalate, or escalate to a mode above it");
 	if (req->escalate || req->escalate_network) {
 		if ((r = escalate(x, rep, err)) <= 0)
 			return r;
@@ -1651,6 +1862,21 @@ int warden_consumer_run(struct warden_consumer *c,
 		return warden_error_set(err, WARDEN_EUSAGE,
 		                        "run: timeout %ld ms: give more than 0 and at most a day",
 		                        req->timeout_ms);
+	if (c->cfg->max_timeout_ms > 0 && req->timeout_ms > c->cfg->max_timeout_ms)
+		return warden_error_set(err, WARDEN_EUSAGE,
+		                        "run: timeout %.3g s is above max_timeout (%.3g s, %s): ask for at most %.3g s",
+		                        req->timeout_ms / 1000.0,
+		                        c->cfg->max_timeout_ms / 1000.0, c->cfg->file,
+		                        c->cfg->max_timeout_ms / 1000.0);
+	if (req->timeout_ms == 0) {
+		/* The config's agent defaults: no run goes unbounded when
+		 * they say so (a copy: the caller's request stays as given). */
+		x.timeout_ms = c->cfg->default_timeout_ms > 0 ? c->cfg->default_timeout_ms
+		                                              : c->cfg->max_timeout_ms;
+	} else {
+		x.timeout_ms = req->timeout_ms;
+	}
+	rep->timeout_ms = x.timeout_ms;
 	if (req->session_id != NULL && req->session_id[0] != '\0' &&
 	    (r = warden_session_id_check(req->session_id, err)) < 0)
 		return r;

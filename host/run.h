@@ -207,6 +207,12 @@ struct warden_run_report {
 	char **network_refused;     /* the allowlist network: destinations
 	                               (host:port) its proxy refused,
 	                               NULL-terminated, or NULL */
+	long timeout_ms;            /* the time limit the run had (the request's
+	                               or the config's), 0: none */
+	char hint[640];             /* failed: stderr read like a refusal
+	                               that nothing shows the sandbox made
+	                               (wording alone is no denial): what it
+	                               may mean, or "" */
 	int file_denied;            /* 1: denial says what file effect was
 	                               refused (beside a network denial, or
 	                               alone) */

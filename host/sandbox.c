@@ -181,6 +181,7 @@ struct sink {
 	struct strvec held;
 	int pass_fds;           /* WARDEN_CONFINE_PASS_FDS: keep what is pushed */
 	int status_fd;          /* the number the status channel takes */
+	int status_copy_at;     /* and its copy's (push_status_copy), or -1 */
 	int fds[WARDEN_HELD_FD_MAX];
 	int at[WARDEN_HELD_FD_MAX];
 	size_t n_fds;
@@ -203,11 +204,27 @@ static int sink_push_fd(void *s, int fd)
 		return -1;
 	}
 	at = k->n_fds > 0 ? k->at[k->n_fds - 1] + 1 : 3;
-	if (at == k->status_fd)
+	while (at == k->status_fd || at == k->status_copy_at)
 		at++;
 	k->fds[k->n_fds] = fd;
 	k->at[k->n_fds] = at;
 	k->n_fds++;
+	return at;
+}
+
+/* The number a copy of the status channel takes: above every number
+ * pushed so far, which the next ones then step over. */
+static int sink_push_status_copy(void *s)
+{
+	struct sink *k = s;
+	int at;
+
+	if (!k->pass_fds || k->status_fd < 0 || k->status_copy_at >= 0)
+		return k->status_copy_at >= 0 ? k->status_copy_at : -1;
+	at = k->n_fds > 0 ? k->at[k->n_fds - 1] + 1 : 3;
+	if (at <= k->status_fd)
+		at = k->status_fd + 1;
+	k->status_copy_at = at;
 	return at;
 }
 
@@ -389,7 +406,7 @@ static int kept(const struct warden_confined *c, long n)
 {
 	size_t i;
 
-	if (n == c->status_fd)
+	if (n == c->status_fd || (c->status_copy_at > 2 && n == c->status_copy_at))
 		return 1;
 	for (i = 0; i < c->n_held; i++)
 		if (n == c->held_at[i])
@@ -416,6 +433,8 @@ int warden_confined_exec(const struct warden_confined *c, int status_write)
 		return -1;
 	}
 	top = fd;
+	if (fd >= 0 && c->status_copy_at > top)
+		top = c->status_copy_at;
 	for (k = 0; k < c->n_held; k++)
 		if (c->held_at[k] > top)
 			top = c->held_at[k];
@@ -425,7 +444,8 @@ int warden_confined_exec(const struct warden_confined *c, int status_write)
 	if (fd >= 0 && (sw = fcntl(status_write, F_DUPFD_CLOEXEC, top + 1)) < 0)
 		return -1;
 	if (warden_fds_place(c->held_fds, c->held_at, c->n_held, top) < 0 ||
-	    (fd >= 0 && dup2(sw, fd) < 0))
+	    (fd >= 0 && dup2(sw, fd) < 0) ||
+	    (fd >= 0 && c->status_copy_at > 2 && dup2(sw, c->status_copy_at) < 0))
 		return -1;
 	/* Nothing of the caller but stdio, the status channel and what the
 	 * backend holds. */
@@ -1175,6 +1195,7 @@ static int try_backend(struct warden_loaded *b, const struct warden_probe *probe
 	memset(&sink, 0, sizeof(sink));
 	sink.pass_fds = (flags & WARDEN_CONFINE_PASS_FDS) != 0;
 	sink.status_fd = pol.status_fd;
+	sink.status_copy_at = -1;
 	memset(&co, 0, sizeof(co));
 	co.struct_size = sizeof(co);
 	co.sink = &sink;
@@ -1183,6 +1204,7 @@ static int try_backend(struct warden_loaded *b, const struct warden_probe *probe
 	co.push_fd = sink_push_fd;
 	co.push_env = hosted ? sink_push_env : NULL;
 	co.push_held = sink_push_held;
+	co.push_status_copy = sink_push_status_copy;
 	perr[0] = '\0';
 	rc = b->desc.confine(b->state, argv, argc, &pol, &co, perr, sizeof(perr));
 	policy = &pol;
@@ -1341,6 +1363,7 @@ static int try_backend(struct warden_loaded *b, const struct warden_probe *probe
 	memcpy(c->held_fds, sink.fds, sink.n_fds * sizeof(*sink.fds));
 	memcpy(c->held_at, sink.at, sink.n_fds * sizeof(*sink.at));
 	c->n_held = sink.n_fds;
+	c->status_copy_at = c->status_fd >= 0 ? sink.status_copy_at : -1;
 	sink.n_fds = 0;
 	strvec_discard(&sink.env);
 	*out = c;

@@ -71,6 +71,8 @@ struct warden_confined {
 	int evidence;           /* enum warden_evidence in effect */
 	int status_fd;          /* where the spawned process finds the status
 	                           channel's write end, or -1 */
+	int status_copy_at;     /* -1, or where it also finds that write end
+	                           (a runner inside the sandbox reports there) */
 	/* Classification facts (deep copies of the backend's tables). */
 	char **denial_signatures;
 	size_t n_denial_signatures;

@@ -1059,10 +1059,14 @@ static void worker_line(struct warden_server *srv, struct run *x, const char *li
 		json_t *req = json_object_get(m, "request");
 
 		json_unpack(m, "{s:I}", "timeout_ms", &timeout);
-		if (x->ops->ask == NULL || x->cancelled || !json_is_object(req)) {
+		if (x->ops->ask == NULL || x->cancelled || !json_is_object(req) ||
+		    srv->in_eof) {
+			/* No client to ask (its input has ended, or none): the
+			 * rest of the waterfall decides. */
 			send_answer(x, WARDEN_DECISION_DELEGATE, NULL,
 			            x->cancelled ? "the run was cancelled"
-			            : x->ops->ask == NULL ? x->ops->no_ask : NULL);
+			            : x->ops->ask == NULL ? x->ops->no_ask
+			            : srv->in_eof ? "the client's input has ended" : NULL);
 		} else {
 			x->ask = ++srv->next_ask;
 			x->ops->ask(srv, x->arg, x->ask, req, (long)timeout);
@@ -1172,7 +1176,9 @@ static void run_finish(struct warden_server *srv, struct run *x, int recycle)
 		o.status = -o.r;
 		if (x->cancelled)
 			warden_error_set(&o.err, WARDEN_EREFUSED,
-			                 "run: cancelled before the command started");
+			                 srv->in_eof && !srv->stop
+			                 ? "run: cancelled before the command started: the client's input ended while this call waited for the client's approval"
+			                 : "run: cancelled before the command started");
 		else if (WIFSIGNALED(status))
 			warden_error_set(&o.err, WARDEN_EINTERNAL,
 			                 "run: the worker died of %s before it reported",
@@ -1436,9 +1442,14 @@ int warden_server_serve(struct warden_server *srv, struct warden_error *err)
 		int pr;
 
 		if (srv->stop || srv->in_eof) {
-			/* The client is gone: what runs is cancelled. */
+			/* Stopped: what runs is cancelled.  At the end of the
+			 * client's input (a client that half-closes after its
+			 * last request) every call goes on and is answered,
+			 * but one waiting for the client's own approval, which
+			 * can no longer come. */
 			for (x = srv->runs; x != NULL; x = x->next)
-				run_cancel(srv, x);
+				if (srv->stop || x->ask != 0)
+					run_cancel(srv, x);
 			if (srv->runs == NULL)
 				break;
 		}

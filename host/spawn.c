@@ -598,7 +598,9 @@ static void child(const struct warden_spawn_opts *o,
 	    warden_fds_place(o->pass_fds, o->pass_at, o->n_pass, top) < 0 ||
 	    dup2(stderr_w, STDERR_FILENO) < 0 ||
 	    (stdout_w >= 0 && dup2(stdout_w, STDOUT_FILENO) < 0) ||
-	    (o->status_fd >= 0 && dup2(status_w, o->status_fd) < 0)) {
+	    (o->status_fd >= 0 && dup2(status_w, o->status_fd) < 0) ||
+	    (o->status_fd >= 0 && o->status_copy_at > 2 &&
+	     dup2(status_w, o->status_copy_at) < 0)) {
 		e = errno;
 		goto fail;
 	}
@@ -607,7 +609,9 @@ static void child(const struct warden_spawn_opts *o,
 		e = errno;
 		goto fail;
 	}
-	if (o->status_fd >= 0 && fcntl(o->status_fd, F_SETFD, 0) < 0) {
+	if ((o->status_fd >= 0 && fcntl(o->status_fd, F_SETFD, 0) < 0) ||
+	    (o->status_fd >= 0 && o->status_copy_at > 2 &&
+	     fcntl(o->status_copy_at, F_SETFD, 0) < 0)) {
 		e = errno;
 		goto fail;
 	}
@@ -735,8 +739,11 @@ int warden_spawn_run(const struct warden_spawn_opts *o,
 	}
 
 	floor = (o->status_fd > 2 ? o->status_fd : 2) + 1;
+	if (o->status_copy_at > 2 && o->status_copy_at + 1 > floor)
+		floor = o->status_copy_at + 1;
 	for (i = 0; i < o->n_pass; i++) {
 		if (o->pass_at[i] < 3 || o->pass_at[i] == o->status_fd ||
+		    (o->status_copy_at > 2 && o->pass_at[i] == o->status_copy_at) ||
 		    o->pass_fds[i] < 0 || o->n_pass > WARDEN_SPAWN_PASS_MAX) {
 			candidates_free(&cand);
 			return warden_error_set(err, WARDEN_EINTERNAL,

@@ -65,6 +65,8 @@ struct warden_spawn_opts {
 	char *const *envp;        /* the program's whole environment */
 	int status_fd;            /* -1, or the fd number (>= 3) of the status
 	                             channel's write end in the program */
+	int status_copy_at;       /* > 2: a second number for that write end
+	                             (never a pass_at one) */
 	const int *pass_fds;      /* n_pass descriptors the program gets ... */
 	const int *pass_at;       /* ... at these numbers (>= 3, distinct,
 	                             never status_fd) */

@@ -67,6 +67,9 @@ struct warden_preset {
 	                           network key and leaves that knob alone */
 };
 
+/* The longest timeout the config may name: a day. */
+#define WARDEN_CONFIG_TIMEOUT_MAX_MS 86400000L
+
 struct warden_config {
 	char *file;             /* absolute path, or "<built-in>" */
 	char *dir;              /* relative paths resolve against this */
@@ -83,6 +86,12 @@ struct warden_config {
 	char *state_dir;        /* absolute */
 	char *plugin_dir;       /* absolute */
 	int require_full;       /* 0 or 1 */
+	/* Agent defaults (DESIGN §8): a run's timeout when it asks for none
+	 * and the most it may ask for (ms, 0: unset); the most of each
+	 * stream serve and mcp hand a model (bytes, 0: their built-in). */
+	long default_timeout_ms;
+	long max_timeout_ms;
+	size_t output_limit;
 	int durability;         /* enum warden_durability */
 	char *shell;            /* `warden run -c`: program name or absolute
 	                           path; NULL: bash */

@@ -314,6 +314,13 @@ static void test_elicitation_answers_map_to_outcomes(void **state)
 		{ "{\"action\":\"accept\",\"content\":[]}", WARDEN_OUTCOME_UNAVAILABLE, "" },
 		{ "{}", WARDEN_OUTCOME_UNAVAILABLE, "" },
 		{ "[]", WARDEN_OUTCOME_UNAVAILABLE, "" },
+		/* Only the schema's one key: an unknown one is refused. */
+		{ "{\"action\":\"accept\",\"content\":{\"approve\":true}}",
+		  WARDEN_OUTCOME_UNAVAILABLE, "" },
+		{ "{\"action\":\"accept\",\"content\":{\"message\":\"ok\",\"scope\":\"all\"}}",
+		  WARDEN_OUTCOME_UNAVAILABLE, "" },
+		{ "{\"action\":\"accept\",\"content\":{\"message\":3}}",
+		  WARDEN_OUTCOME_UNAVAILABLE, "" },
 	};
 	size_t i;
 	char msg[64];

@@ -749,10 +749,18 @@ static void test_client_answers_approvals(void **state)
 		struct warden_error err = { 0, "" };
 		char *id = NULL;
 
+		struct warden_session *s = NULL;
+
 		if (warden_session_create(cfg, tmpdir, &id, &err) < 0)
 			fail_msg("session: %s", err.msg);
 		snprintf(session_id, sizeof(session_id), "%s", id);
 		free(id);
+		/* Escalating to the mode in force is a usage error: the
+		 * session is read-only, the escalation to danger-full-access. */
+		if (warden_session_open(cfg, session_id, &s, &err) < 0 ||
+		    warden_session_set_mode(s, WARDEN_SANDBOX_READ_ONLY, NULL, &err) < 0)
+			fail_msg("session mode: %s", err.msg);
+		warden_session_close(s);
 		warden_config_free(cfg);
 	}
 	pid = start_server(&fd);

@@ -103,6 +103,9 @@
  *          taken).
  *        enum warden_network: WARDEN_NETWORK_ALLOWLIST.
  *        warden_policy: proxy_port, proxy_fd (the allowlist proxy).
+ *        warden_confine_out: push_status_copy (a copy of the status
+ *          channel for a runner's part inside the sandbox: a signal
+ *          told apart from an exit).
  *
  * Meeting an older host.  A plugin built against this header and loaded
  * by a 1.0 host is loaded (that host reads the 1.0 prefix of the
@@ -685,6 +688,17 @@ struct warden_confine_out {
 	/* 1: every policy->deny_read path refuses reads inside (EACCES or
 	 * EPERM, never an empty answer). */
 	int deny_read_held;
+
+	/* Appended in v1.4. */
+	/* The host's: the number (>= 3) at which the spawned process will
+	 * also find the status channel's write end, not close-on-exec, for
+	 * a part of the runner inside the sandbox that reports there what
+	 * the outer part cannot tell (bwrap's process 1 turns a signal into
+	 * the exit status 128+N: the launcher inside writes
+	 * {"warden-signal": N}).  The runner must keep it from the command.
+	 * -1 when the caller cannot pass descriptors; NULL from an older
+	 * host. */
+	int (*push_status_copy)(void *sink);
 };
 
 /* What a host that spawns the argv itself does in the child before exec,

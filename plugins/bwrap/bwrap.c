@@ -2239,7 +2239,7 @@ static int bwrap_confine(void *state, const char *const *argv, size_t argc,
 	const char *const *env = NULL;
 	struct run *run = NULL;
 	size_t i;
-	int level, rc = -1, unshare;
+	int level, rc = -1, unshare, reap;
 
 	if (policy->mode != WARDEN_MODE_READ_ONLY &&
 	    policy->mode != WARDEN_MODE_WORKSPACE_WRITE) {
@@ -2328,9 +2328,24 @@ static int bwrap_confine(void *state, const char *const *argv, size_t argc,
 	 * read-only bind or the private /tmp. */
 	if (WARDEN_CONFINE_OUT_HAS(out, read_only_held))
 		out->read_only_held = 1;
+	/* A signal told apart from an exit (warden-bwrap-exec: --reap): the
+	 * launcher inside reports it on a copy of the status channel, the
+	 * host's (push_status_copy) or, in an argv another process spawns,
+	 * one the launcher outside makes (--status-copy). */
+	reap = -1;
+	if (policy->status_fd >= 0 && b->use_launcher) {
+		if (WARDEN_CONFINE_OUT_HAS(out, push_status_copy) &&
+		    out->push_status_copy != NULL)
+			reap = out->push_status_copy(out->sink);
+		if (reap < 0 && run == NULL)
+			reap = policy->status_fd + 1;
+		if (reap >= 0 && run == NULL) {
+			add(&pre, "--status-copy"); add_fd(&pre, reap);
+		}
+	}
 	/* The gate's launcher and the sockets it lets through must be seen
 	 * inside: the private /tmp hides what lies under the host's. */
-	if (gate != NULL && policy->mode == WARDEN_MODE_WORKSPACE_WRITE &&
+	if ((gate != NULL || reap >= 0) && policy->mode == WARDEN_MODE_WORKSPACE_WRITE &&
 	    private_tmp(policy)) {
 		if (under_tmp(b->launcher)) {
 			add(&a, "--ro-bind"); add(&a, b->launcher); add(&a, b->launcher);
@@ -2371,8 +2386,14 @@ static int bwrap_confine(void *state, const char *const *argv, size_t argc,
 		for (i = 0; i < policy->n_allow_unix_sockets; i++) {
 			add(&a, "--allow"); add(&a, policy->allow_unix_sockets[i]);
 		}
-		add(&a, "--");
+	} else if (reap >= 0) {
+		add(&a, b->launcher);
 	}
+	if (reap >= 0) {
+		add(&a, "--reap"); add_fd(&a, reap);
+	}
+	if (gate != NULL || reap >= 0)
+		add(&a, "--");
 	if (a.oom || pre.oom)
 		goto oom;
 	if (run != NULL && pre.n > 0) {

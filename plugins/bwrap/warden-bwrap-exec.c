@@ -120,6 +120,22 @@
  * through this process, and no socket of the host is named.  ARGV holds
  * neither the listener nor FD.
  *
+ * A signal told apart from an exit.  bwrap's own process 1 turns a
+ * command killed by signal N into the exit status 128+N, in its exit
+ * status and in its --json-status-fd document alike, so that `kill -TERM
+ * $$` and `exit 143` look the same from outside.  So the backend names,
+ * before BWRAP, --status-copy M: this launcher then puts a copy of the
+ * descriptor bwrap's --json-status-fd names at M (not close-on-exec, so
+ * that bwrap passes it on), and inside the sandbox, as bwrap's command,
+ *
+ *   warden-bwrap-exec --reap M -- ARGV...
+ *   warden-bwrap-exec --gate netns|host [--allow PATH]... --reap M -- ARGV...
+ *
+ * forks ARGV (which never holds M: close-on-exec), made undumpable before
+ * the fork as the gate is, passes on the signals it gets, and when ARGV
+ * was killed by a signal writes `{"warden-signal": N}` to M before it
+ * ends as ARGV ended.  The host reads it beside bwrap's own documents.
+ *
  * Failure: one stderr line "warden-bwrap-exec: fatal: WHAT: WHY", exit
  * status 125, nothing run.
  */
@@ -273,6 +289,9 @@ static void close_from(unsigned lo, unsigned hi)
 /* Reads bwrap's options in argv[i..] up to `--` or the command: every
  * descriptor they name goes to keep (n_keep of them); each `null` data
  * descriptor's index in argv goes to nulls. */
+/* The descriptor --json-status-fd names, once scan() has seen it. */
+static int json_status_fd = -1;
+
 static void scan(int argc, char **argv, int i, int *keep, size_t *n_keep,
                  int *nulls, size_t *n_nulls)
 {
@@ -302,6 +321,8 @@ static void scan(int argc, char **argv, int i, int *keep, size_t *n_keep,
 					fatal("arguments", "%s '%s' is not a descriptor above 2",
 					      o->name, a);
 				keep[(*n_keep)++] = (int)v;
+				if (strcmp(o->name, "--json-status-fd") == 0)
+					json_status_fd = (int)v;
 			}
 		}
 		i += 1 + o->nargs;
@@ -605,6 +626,36 @@ static void forward_loop(int lfd, int to)
 }
 
 /* --gate: see the comment at the top.  Never returns. */
+
+/* --reap M: writes what ended ARGV to M when it was a signal (the comment
+ * at the top). */
+static void report_signal(int fd, int status)
+{
+	char doc[64];
+	int n;
+
+	if (fd < 0 || !WIFSIGNALED(status))
+		return;
+	n = snprintf(doc, sizeof(doc), "{\"warden-signal\": %d}\n", WTERMSIG(status));
+	while (write(fd, doc, (size_t)n) < 0 && errno == EINTR)
+		;
+}
+
+/* "--reap M" at argv[i]: M made close-on-exec (the command never holds
+ * it), its number returned, i moved past it; -1 when argv[i] is not it. */
+static int reap_option(int argc, char **argv, int *i)
+{
+	int fd;
+
+	if (*i >= argc || strcmp(argv[*i], "--reap") != 0)
+		return -1;
+	if (*i + 1 >= argc || (fd = fd_arg(argv[*i + 1])) < 0 ||
+	    fcntl(fd, F_SETFD, FD_CLOEXEC) < 0)
+		fatal("arguments", "--reap needs an open descriptor above 2");
+	*i += 2;
+	return fd;
+}
+
 __attribute__((noreturn))
 static void gate(int argc, char **argv)
 {
@@ -613,7 +664,8 @@ static void gate(int argc, char **argv)
 	struct warden_unixgate g;
 	const char **allow = calloc((size_t)argc, sizeof(*allow));
 	sigset_t set, old;
-	int i = 3, chan[2], listener, sfd, status, flags;
+	int i = 3, chan[2] = { -1, -1 }, listener = -1, sfd, status, flags = 0, reap;
+	int gated = strcmp(argv[1], "--gate") == 0;
 	int fwd_port = 0, fwd_to = -1, fwd_listen = -1;
 	const char *bad;
 	pid_t pid, w, fwd = 0;
@@ -621,31 +673,36 @@ static void gate(int argc, char **argv)
 
 	if (allow == NULL)
 		fatal("arguments", "out of memory");
-	if (argc < 3 || (strcmp(argv[2], "netns") != 0 && strcmp(argv[2], "host") != 0))
-		fatal("arguments", "--gate needs netns or host");
-	flags = strcmp(argv[2], "netns") == 0 ? WARDEN_NETGUARD_INET_ANY : 0;
 	memset(&g, 0, sizeof(g));
-	if (i + 2 < argc && strcmp(argv[i], "--forward") == 0) {
-		char *end;
-		long v = strtol(argv[i + 1], &end, 10);
+	if (gated) {
+		if (argc < 3 || (strcmp(argv[2], "netns") != 0 && strcmp(argv[2], "host") != 0))
+			fatal("arguments", "--gate needs netns or host");
+		flags = strcmp(argv[2], "netns") == 0 ? WARDEN_NETGUARD_INET_ANY : 0;
+		if (i + 2 < argc && strcmp(argv[i], "--forward") == 0) {
+			char *end;
+			long v = strtol(argv[i + 1], &end, 10);
 
-		if (flags == 0 || *end != '\0' || v < 1 || v > 65535 ||
-		    (fwd_to = fd_arg(argv[i + 2])) < 0)
-			fatal("arguments", "--forward PORT FD: a port in 1..65535 and a descriptor, with --gate netns");
-		fwd_port = (int)v;
-		if (fcntl(fwd_to, F_SETFD, FD_CLOEXEC) < 0)
-			fatal("forward", "descriptor %d: %s", fwd_to, strerror(errno));
-		i += 3;
+			if (flags == 0 || *end != '\0' || v < 1 || v > 65535 ||
+			    (fwd_to = fd_arg(argv[i + 2])) < 0)
+				fatal("arguments", "--forward PORT FD: a port in 1..65535 and a descriptor, with --gate netns");
+			fwd_port = (int)v;
+			if (fcntl(fwd_to, F_SETFD, FD_CLOEXEC) < 0)
+				fatal("forward", "descriptor %d: %s", fwd_to, strerror(errno));
+			i += 3;
+		}
+		while (i + 1 < argc && strcmp(argv[i], "--allow") == 0) {
+			allow[g.n_allow++] = argv[i + 1];
+			i += 2;
+		}
+	} else {
+		i = 1;
 	}
-	while (i + 1 < argc && strcmp(argv[i], "--allow") == 0) {
-		allow[g.n_allow++] = argv[i + 1];
-		i += 2;
-	}
-	if (i >= argc || strcmp(argv[i], "--") != 0 || i + 1 >= argc)
-		fatal("arguments", "usage: warden-bwrap-exec --gate netns|host [--forward PORT FD] [--allow PATH]... -- ARGV...");
+	reap = reap_option(argc, argv, &i);
+	if (i >= argc || strcmp(argv[i], "--") != 0 || i + 1 >= argc || (!gated && reap < 0))
+		fatal("arguments", "usage: warden-bwrap-exec --gate netns|host [--forward PORT FD] [--allow PATH]... [--reap M] -- ARGV... | --reap M -- ARGV...");
 	g.allow = allow;
 	g.own_netns = flags != 0;
-	if ((bad = warden_unixgate_bad_name(&g)) != NULL)
+	if (gated && (bad = warden_unixgate_bad_name(&g)) != NULL)
 		fatal("--allow", "'%s': not an absolute path shorter than a unix socket address (108 bytes)", bad);
 	argv += i + 1;
 
@@ -656,12 +713,12 @@ static void gate(int argc, char **argv)
 	if (sigprocmask(SIG_BLOCK, &set, &old) < 0 ||
 	    (sfd = signalfd(-1, &set, SFD_CLOEXEC)) < 0)
 		fatal("signals", "%s", strerror(errno));
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, chan) < 0)
+	if (gated && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, chan) < 0)
 		fatal("socketpair", "%s", strerror(errno));
 	/* The sockets the names lead to now, before the command can change
 	 * what they lead to (a link, a renamed directory in /tmp or in the
 	 * workspace). */
-	if (warden_unixgate_pin(&g) < 0)
+	if (gated && warden_unixgate_pin(&g) < 0)
 		fatal("allow_unix_socket", "%s", strerror(errno));
 	/* The command may not ptrace the one that answers for it: undumpable
 	 * before the fork, so that no moment is left after the command's
@@ -678,6 +735,8 @@ static void gate(int argc, char **argv)
 			close(chan[0]);
 			close(chan[1]);
 			close(sfd);
+			if (reap >= 0)
+				close(reap);
 			sigprocmask(SIG_SETMASK, &old, NULL);
 			forward_loop(fwd_listen, fwd_to);
 		}
@@ -690,9 +749,15 @@ static void gate(int argc, char **argv)
 	if (pid == 0) {
 		int e;
 
-		close(chan[0]);
 		close(sfd);
 		sigprocmask(SIG_SETMASK, &old, NULL);
+		if (!gated) {
+			execvp(argv[0], argv);
+			e = errno;
+			fprintf(stderr, WARDEN_BWRAP_EXEC_NAME ": exec %s: %s\n", argv[0], strerror(e));
+			_exit(e == ENOENT ? 127 : 126);
+		}
+		close(chan[0]);
 		listener = warden_unixgate_install(flags);
 		if (listener < 0)
 			fatal("seccomp", "install the network guard with its supervisor (allow_unix_socket): %s",
@@ -707,9 +772,11 @@ static void gate(int argc, char **argv)
 		fprintf(stderr, WARDEN_BWRAP_EXEC_NAME ": exec %s: %s\n", argv[0], strerror(e));
 		_exit(e == ENOENT ? 127 : 126);
 	}
-	close(chan[1]);
-	listener = warden_unixgate_recv(chan[0]);
-	close(chan[0]);
+	if (gated) {
+		close(chan[1]);
+		listener = warden_unixgate_recv(chan[0]);
+		close(chan[0]);
+	}
 	for (;;) {
 		struct pollfd p[2] = { { sfd, POLLIN, 0 }, { listener, POLLIN, 0 } };
 		struct signalfd_siginfo si;
@@ -735,8 +802,10 @@ static void gate(int argc, char **argv)
 		}
 		while ((w = waitpid(pid, &status, WNOHANG)) < 0 && errno == EINTR)
 			;
-		if (w == pid)
+		if (w == pid) {
+			report_signal(reap, status);
 			exit_like(status);
+		}
 	}
 }
 
@@ -746,7 +815,7 @@ int main(int argc, char **argv)
 	size_t n_u = 0, n_missing = 0;
 	struct warden_bwrap_pin *u;
 	char **args, **env, seccomp_arg[16];
-	int *keep, *nulls, b0 = 1, guard, shift, locks[MAX_LOCKS];
+	int *keep, *nulls, b0 = 1, guard, shift, locks[MAX_LOCKS], copy = -1;
 	const char *lock_roots[MAX_LOCKS];
 	size_t n_locks = 0, n_lock_roots = 0;
 	unsigned lo = 3;
@@ -758,7 +827,7 @@ int main(int argc, char **argv)
 	 * children, and bwrap's, would then be reaped by the kernel unseen,
 	 * and no wait here (nor the gate's) could tell when they end. */
 	signal(SIGCHLD, SIG_DFL);
-	if (argc > 1 && strcmp(argv[1], "--gate") == 0)
+	if (argc > 1 && (strcmp(argv[1], "--gate") == 0 || strcmp(argv[1], "--reap") == 0))
 		gate(argc, argv);
 	/* A session keyring of bwrap's own, empty: the spawner's would be
 	 * the command's (it is not namespaced), and a key it added or
@@ -777,11 +846,19 @@ int main(int argc, char **argv)
 	if (u == NULL)
 		fatal("arguments", "out of memory");
 	while (b0 < argc && (strcmp(argv[b0], "--unpin") == 0 ||
+	                     strcmp(argv[b0], "--status-copy") == 0 ||
 	                     strcmp(argv[b0], "--pin-text") == 0 ||
 	                     strcmp(argv[b0], "--lock") == 0 ||
 	                     strcmp(argv[b0], "--lock-fd") == 0)) {
 		int text = strcmp(argv[b0], "--pin-text") == 0;
 		int by_path = strcmp(argv[b0], "--lock") == 0;
+
+		if (strcmp(argv[b0], "--status-copy") == 0) {
+			if (b0 + 1 >= argc || copy >= 0 || (copy = fd_arg(argv[b0 + 1])) < 0)
+				fatal("arguments", "--status-copy takes one descriptor number above 2 and comes once");
+			b0 += 2;
+			continue;
+		}
 
 		if (by_path || strcmp(argv[b0], "--lock-fd") == 0) {
 			if (b0 + 1 >= argc)
@@ -819,7 +896,7 @@ int main(int argc, char **argv)
 		b0 += 3 + text;
 	}
 	if (b0 >= argc)
-		fatal("arguments", "usage: warden-bwrap-exec [--netguard netns|host] [--unpin ROOT REL | --pin-text ROOT REL TEXT]... BWRAP [ARG]...");
+		fatal("arguments", "usage: warden-bwrap-exec [--netguard netns|host] [--status-copy M] [--unpin ROOT REL | --pin-text ROOT REL TEXT]... BWRAP [ARG]...");
 	if (argv[b0][0] != '/')
 		fatal("arguments", "'%s' is not an absolute path", argv[b0]);
 	keep = calloc((size_t)argc, sizeof(*keep));
@@ -839,6 +916,15 @@ int main(int argc, char **argv)
 		lo = (unsigned)keep[i] + 1;
 	}
 	close_from(lo, ~0U);
+	if (copy >= 0) {
+		/* A number of its own, never one bwrap's options name. */
+		if (json_status_fd < 0)
+			fatal("--status-copy", "bwrap has no --json-status-fd to copy");
+		if (fcntl(copy, F_GETFD) >= 0)
+			fatal("--status-copy", "descriptor %d is already in use", copy);
+		if (dup2(json_status_fd, copy) < 0)
+			fatal("--status-copy", "%s", strerror(errno));
+	}
 	for (i = 0; i < n_nulls; i++) {
 		char *num = malloc(16);
 		int fd = open("/dev/null", O_RDONLY);

@@ -214,6 +214,9 @@ async function withElicitation() {
 	      'the user\'s note reaches the result', sc.escalation);
 	check(fs.readFileSync(path.join(outside, 'file'), 'utf8') === 'accepted\n',
 	      'accepted: the write outside landed');
+	check(Array.isArray(sc.notices) && sc.notices.some((n) => /allowed once/.test(n)) &&
+	      !/warden: run:/.test(sc.stderr || ''),
+	      'warden\'s notice travels in notices, not in the command\'s stderr', sc);
 	// Once: the next plain run is back under the session's mode.
 	res = await client.callTool({ name: 'run', arguments: { command: `echo again > '${outside}/file'` } });
 	check((res.structuredContent || {}).class === 'denied', 'allowed once only: the next run is denied again',

@@ -100,6 +100,44 @@ for asked, want in [("2025-06-18", "2025-06-18"), ("2025-11-25", "2025-11-25"),
     print("  asked", asked, "got", got)
 PY
 
+echo "---- tools/call before initialize is an error, and nothing runs"
+"$PY" - "$WARDEN" "$T/elicit.ini" "$T/ws" <<'PY' && ok "tools/call before initialize: an error, nothing ran" || fail "tools/call before initialize"
+import json, os, subprocess, sys
+warden, cfg, ws = sys.argv[1:4]
+call = {"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": "run", "arguments": {"command": "touch early"}}}
+p = subprocess.run([warden, "--config", cfg, "mcp", "--cwd", ws],
+                   input=(json.dumps(call) + "\n").encode(), stdout=subprocess.PIPE,
+                   stderr=subprocess.PIPE, timeout=30)
+lines = [json.loads(l) for l in p.stdout.decode().splitlines() if l.strip()]
+assert lines and lines[0]["id"] == 7 and "error" in lines[0], lines
+assert "before initialize" in lines[0]["error"]["message"], lines[0]
+assert not os.path.exists(os.path.join(ws, "early")), "the command ran"
+PY
+
+echo "---- run's cwd, relative to the session's root"
+mkdir -p "$T/ws/sub"
+"$PY" - "$WARDEN" "$T/elicit.ini" "$T/ws" <<'PY' && ok "cwd: the command starts there; a missing one runs nothing" || fail "run's cwd"
+import json, os, subprocess, sys
+warden, cfg, ws = sys.argv[1:4]
+msgs = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                    "clientInfo": {"name": "t", "version": "0"}}},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+         "params": {"name": "run", "arguments": {"command": "pwd; touch here", "cwd": "sub"}}},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+         "params": {"name": "run", "arguments": {"command": "touch there", "cwd": "nope"}}}]
+p = subprocess.run([warden, "--config", cfg, "mcp", "--cwd", ws],
+                   input="".join(json.dumps(m) + "\n" for m in msgs).encode(),
+                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+got = {m.get("id"): m for m in map(json.loads, p.stdout.decode().splitlines())}
+sc = got[2]["result"]["structuredContent"]
+assert sc["class"] == "ok" and sc["stdout"] == os.path.join(os.path.realpath(ws), "sub") + "\n", sc
+assert os.path.exists(os.path.join(ws, "sub", "here")), "not run in sub"
+assert got[3]["result"]["isError"] and "nothing ran" in got[3]["result"]["content"][0]["text"], got[3]
+assert not os.path.exists(os.path.join(ws, "there")) and not os.path.exists(os.path.join(ws, "nope")), "ran"
+PY
+
 echo "---- a bad --cwd: nothing starts"
 "$WARDEN" --config "$T/elicit.ini" mcp --cwd "$T/no-such-dir" </dev/null >"$T/out" 2>"$T/err"
 rc=$?

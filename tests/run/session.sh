@@ -97,7 +97,11 @@ wr partial-then-bwrap run --json -c true
 expect "without it, the first usable backend" 0 backend=landlock enforcement=partial
 
 echo "---- an escalation that is not allowed-once runs nothing"
-for m in workspace-write danger-full-access; do
+wr cfg run --json --escalate workspace-write --justification 'needs to write the build dir' -c "touch '$T/outside/esc'"
+expect "--escalate to the mode in force (workspace-write) is a usage error" 64
+err_has "it says the run is already there" "^warden: run: --escalate workspace-write: the run is already in workspace-write"
+[ ! -e "$T/outside/esc" ] && ok "nothing ran" || fail "the command ran"
+for m in danger-full-access; do
 	wr cfg run --json --escalate $m --justification 'needs to write the build dir' -c "touch '$T/outside/esc'"
 	expect "--escalate $m without an answer" 77 class=None started=False refused=escalation
 	[ ! -e "$T/outside/esc" ] && ok "nothing ran" || fail "the escalated command ran"

@@ -189,6 +189,8 @@ def methods(c):
                  "'mode' must be a string", "a parameter of the wrong type: -32602")
     expect_error(lambda: c.call("run", {"command": "true", "argv": ["true"]}), -32602,
                  "not both", "run with command and argv: -32602")
+    expect_error(lambda: c.call("run", {"session": sid}), -32602,
+                 "no command: give command", "run with neither command nor argv: -32602")
     expect_error(lambda: c.call("run", {"command": "true", "colour": 1}), -32602,
                  "unknown parameter 'colour'", "an unknown parameter: -32602")
 
