@@ -54,9 +54,14 @@ import json, os, socket, subprocess, sys, threading
 warden, conf, sid, reply, t = sys.argv[1:6]
 args = sys.argv[8:]
 a, b = socket.socketpair()
-os.set_inheritable(b.fileno(), True)
-os.dup2(b.fileno(), 5)
-b.close()
+# Descriptor 5 for the run; the pair may have been given 5 itself (with
+# make's descriptors open, say), and then it is kept, not closed.
+if b.fileno() != 5:
+    os.dup2(b.fileno(), 5)
+    b.close()
+else:
+    b.detach()
+os.set_inheritable(5, True)
 asked = []
 def answer():
     f = a.makefile("rb")
