@@ -96,9 +96,16 @@ for t in $UNPRIV_TESTS; do
 done
 
 # Nothing of the user's is left running, and nothing it made outside its tree.
-left=$(pgrep -u "$NAME" 2>/dev/null | tr '\n' ' ')
+# A process that is exiting (its run ended, its reaper has not yet seen
+# it) gets up to 5 s, polled; one still there is named with its command.
+n=0
+while left=$(pgrep -u "$NAME" 2>/dev/null | tr '\n' ' ') && [ -n "$left" ] && [ $n -lt 50 ]; do
+	sleep 0.1
+	n=$((n + 1))
+done
 [ -z "$left" ] && echo "ok: nothing of $NAME is left running" ||
-	{ echo "FAIL: processes of $NAME left: $left"; failures=$((failures + 1)); }
+	{ echo "FAIL: processes of $NAME left: $(ps -o pid=,stat=,args= -u "$NAME" | tr '\n' ';')"
+	  failures=$((failures + 1)); }
 
 if [ "$failures" -ne 0 ]; then
 	echo "$failures failure(s)"
