@@ -299,6 +299,15 @@ static json_t *destination_scope(const char *host, unsigned port)
 	                 "host", lower, "port", (json_int_t)port);
 }
 
+/* Whether s is text a JSON string can hold (valid UTF-8). */
+static int utf8_text(const char *s)
+{
+	json_t *j = json_string(s);
+
+	json_decref(j);
+	return j != NULL;
+}
+
 int warden_grant_scopes_build(struct warden_grant_scopes *sc, const char *tool,
                               const char *subject, const char *const *argv,
                               size_t argc, const struct warden_program *p,
@@ -332,12 +341,10 @@ int warden_grant_scopes_build(struct warden_grant_scopes *sc, const char *tool,
 		return 0;
 	}
 	for (i = 0; i < argc; i++)
-		if (json_string(argv[i]) == NULL) {
+		if (!utf8_text(argv[i])) {
 			snprintf(sc->none_why, sizeof(sc->none_why),
 			         "an argument is not UTF-8 text");
 			return 0;
-		} else {
-			json_decref(json_string(argv[i]));
 		}
 	prog = identity(p->path, p->exec_fd);
 	if (prog == NULL) {

@@ -1476,13 +1476,14 @@ int warden_session_set_network(struct warden_session *s, int network,
 int warden_session_set_roots(struct warden_session *s, const char *const *roots,
                              size_t n, int *changed, struct warden_error *err)
 {
-	json_t *a = json_array();
+	json_t *a;
 	size_t i;
 
 	if (n > WARDEN_ROOTS_MAX)
 		return warden_error_set(err, WARDEN_EUSAGE,
 		                        "more than %d writable roots (remove one first with warden roots remove DIR)",
 		                        WARDEN_ROOTS_MAX);
+	a = json_array();
 	for (i = 0; a != NULL && i < n; i++)
 		if (json_array_append_new(a, json_string(roots[i])) < 0) {
 			json_decref(a);
