@@ -59,7 +59,7 @@ static int setup(void **state)
 	socklen_t len = sizeof(sin);
 	struct warden_error err = { 0, "" };
 	char path[256], text[512];
-	struct warden_proxy_opts *o;
+	static struct warden_proxy_opts o;
 	FILE *f;
 	int lfd;
 
@@ -88,9 +88,8 @@ static int setup(void **state)
 		fprintf(stderr, "%s\n", err.msg);
 		return -1;
 	}
-	o = calloc(1, sizeof(*o));
-	o->cfg = cfg;
-	if (warden_proxy_start(o, &px, &err) < 0) {
+	o.cfg = cfg;
+	if (warden_proxy_start(&o, &px, &err) < 0) {
 		fprintf(stderr, "%s\n", err.msg);
 		return -1;
 	}
