@@ -323,10 +323,12 @@ int warden_grant_scopes_build(struct warden_grant_scopes *sc, const char *tool,
 	memset(sc, 0, sizeof(*sc));
 	mode = mode != NULL ? mode : "";
 	network = network != NULL ? network : "";
+	/* A connection's question (the allowlist proxy): the grant is for
+	 * the destination, whichever command asked. */
+	if (strcmp(tool, "network") == 0 && subject != NULL &&
+	    split_destination(subject, host, sizeof(host), &port) == 0)
+		return add_scope(sc, "destination", destination_scope(host, port), 1);
 	if (p == NULL || argc == 0) {
-		if (strcmp(tool, "network") == 0 && subject != NULL &&
-		    split_destination(subject, host, sizeof(host), &port) == 0)
-			return add_scope(sc, "destination", destination_scope(host, port), 1);
 		snprintf(sc->none_why, sizeof(sc->none_why), "the request names no command");
 		return 0;
 	}

@@ -25,6 +25,7 @@
 #include <jansson.h>
 
 #include "approval.h"
+#include "grant.h"
 #include "netlist.h"
 #include "proxy.h"
 #include "proxyreq.h"
@@ -309,6 +310,14 @@ static void ask_child(struct proxy *p, struct conn *c, int fd)
 	/* A serve or mcp client's connection belongs to the host process,
 	 * not to this one: the `client` answerer delegates here. */
 	warden_approval_set_client(NULL, NULL);
+	/* The proxy goes on logging connections while this asks: each
+	 * needs its own lock on the log. */
+	if (warden_session_reopen(p->o->session, &err) < 0) {
+		n = snprintf(line, sizeof(line), "0\t\t\t%s", err.msg);
+		if (n > 0)
+			write_all(fd, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+		return;
+	}
 	dest_text(c, subject, sizeof(subject));
 	memset(&req, 0, sizeof(req));
 	memset(&res, 0, sizeof(res));
@@ -322,6 +331,9 @@ static void ask_child(struct proxy *p, struct conn *c, int fd)
 	req.program = p->o->program;
 	if (warden_approval_ask(p->o->approval, p->o->session, &req, &res, &err) < 0)
 		n = snprintf(line, sizeof(line), "0\t\t\t%s", err.msg);
+	else if (res.outcome == WARDEN_OUTCOME_ALLOWED_FOR_SESSION)
+		n = snprintf(line, sizeof(line), "%d\t%s\t%s\t%s", res.outcome,
+		             res.request_id, res.answerer, res.grant);
 	else
 		n = snprintf(line, sizeof(line), "%d\t%s\t%s\t%s", res.outcome,
 		             res.request_id, res.answerer, res.reason);
@@ -408,6 +420,25 @@ static void resolve(struct proxy *p, struct conn *c)
 	}
 }
 
+/* Whether a destination grant of the session (read fresh: a grant made
+ * a moment ago by another connection's answer counts) covers host:port;
+ * its id in id.  A log that cannot be read covers nothing. */
+static int granted(struct proxy *p, const char *host, int port, char *id, size_t idlen)
+{
+	const struct warden_knobs *kn;
+	const struct warden_grant_ref *g;
+	struct warden_error err = { 0, "" };
+
+	if (p->o->session == NULL || warden_session_refresh(p->o->session, &err) < 0)
+		return 0;
+	kn = warden_session_knobs(p->o->session);
+	g = warden_grant_covers_destination(host, (unsigned)port, kn->grants, kn->n_grants);
+	if (g == NULL)
+		return 0;
+	snprintf(id, idlen, "%s", g->id);
+	return 1;
+}
+
 /* A parsed request: decide by the lists. */
 static void decide(struct proxy *p, struct conn *c)
 {
@@ -442,8 +473,7 @@ static void decide(struct proxy *p, struct conn *c)
 		resolve(p, c);
 		return;
 	}
-	if (p->o->grant != NULL &&
-	    p->o->grant(p->o->grant_ud, host, c->req.port, grant, sizeof(grant)) == 1) {
+	if (granted(p, host, c->req.port, grant, sizeof(grant))) {
 		snprintf(c->decided, sizeof(c->decided), "grant %s", grant);
 		resolve(p, c);
 		return;
@@ -503,6 +533,15 @@ static void answered(struct proxy *p, struct conn *c)
 	if (outcome == WARDEN_OUTCOME_ALLOWED_ONCE) {
 		snprintf(c->decided, sizeof(c->decided), "approval %s allowed-once (answerer %s)",
 		         f[1] ? f[1] : "", f[2] ? f[2] : "");
+		resolve(p, c);
+		return;
+	}
+	/* A destination grant made by this answer, or one that covered it
+	 * while the question waited its turn. */
+	if (outcome == WARDEN_OUTCOME_ALLOWED_FOR_SESSION && f[3] != NULL && f[3][0]) {
+		snprintf(c->decided, sizeof(c->decided),
+		         "approval %s allowed-for-session (answerer %s), grant %s",
+		         f[1] ? f[1] : "", f[2] && f[2][0] ? f[2] : "none", f[3]);
 		resolve(p, c);
 		return;
 	}
@@ -1108,6 +1147,7 @@ int warden_proxy_start(const struct warden_proxy_opts *o,
 		                        "the allowlist proxy cannot start: %s", strerror(e));
 	}
 	if (pid == 0) {
+		struct warden_error e2 = { 0, "" };
 		struct sigaction sa;
 		size_t k;
 
@@ -1119,6 +1159,13 @@ int warden_proxy_start(const struct warden_proxy_opts *o,
 		signal(SIGPIPE, SIG_IGN);
 		close(sp[0]);
 		close(rp[0]);
+		/* Its own lock on the log, apart from the host's (which goes
+		 * on appending, e.g. while serve answers other calls). */
+		if (o->session != NULL &&
+		    warden_session_reopen(o->session, &e2) < 0) {
+			fprintf(stderr, "warden: the allowlist proxy: %s\n", e2.msg);
+			_exit(1);
+		}
 		p.o = o;
 		p.lfd = lfd;
 		p.pfd = sp[1];

@@ -60,21 +60,15 @@ struct warden_program;
 /* The most refused destinations a run reports. */
 #define WARDEN_PROXY_REFUSED_MAX 32
 
-/* The hook a session's destination grants will fill: 1 when a grant
- * covers host:port (its id in grant, for the event), else 0. */
-typedef int (*warden_proxy_grant_fn)(void *ud, const char *host, int port,
-                                     char *grant, size_t grantlen);
-
 struct warden_proxy_opts {
 	const struct warden_config *cfg;    /* lists and hosts_file */
-	struct warden_session *session;     /* NULL: no events, nothing asked */
+	struct warden_session *session;     /* NULL: no events, nothing asked,
+	                                     * no destination grants */
 	struct warden_approval *approval;   /* NULL: nothing asked */
 	const char *const *argv;            /* the run's command, for questions */
 	size_t argc;
 	const char *call_id;
 	const struct warden_program *program;
-	warden_proxy_grant_fn grant;        /* NULL: no grants */
-	void *grant_ud;
 };
 
 struct warden_proxy {

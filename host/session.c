@@ -965,6 +965,28 @@ int warden_session_refresh(struct warden_session *s, struct warden_error *err)
 	return r;
 }
 
+int warden_session_reopen(struct warden_session *s, struct warden_error *err)
+{
+	struct stat a, b;
+	int flags, fd;
+
+	if (fstat(s->fd, &a) < 0 || (flags = fcntl(s->fd, F_GETFL)) < 0)
+		return warden_error_errno(err, WARDEN_EIO, errno, "cannot stat %s", s->path);
+	fd = open(s->path, ((flags & O_ACCMODE) == O_RDONLY ? O_RDONLY : O_RDWR | O_APPEND) |
+	          O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return warden_error_errno(err, WARDEN_EIO, errno, "cannot open %s again", s->path);
+	if (fstat(fd, &b) < 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino) {
+		close(fd);
+		return warden_error_set(err, WARDEN_EDATA,
+		                        "session %s: %s is no longer the log this session opened",
+		                        s->id, s->path);
+	}
+	close(s->fd);
+	s->fd = fd;
+	return 0;
+}
+
 static int open_log(struct warden_session *s, int dirfd, const char *id,
                     struct warden_error *err)
 {

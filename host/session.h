@@ -182,6 +182,15 @@ uint64_t warden_session_last_seq(const struct warden_session *s);
 int warden_session_refresh(struct warden_session *s, struct warden_error *err);
 
 /*
+ * In a child after fork(): opens the log anew for this process.  A lock
+ * on the log belongs to the open file description, which a fork shares,
+ * so without this a child and its parent appending at once would not
+ * exclude each other (two lines with one seq: a damaged log).  The new
+ * descriptor must name the same file, else an error and nothing changes.
+ */
+int warden_session_reopen(struct warden_session *s, struct warden_error *err);
+
+/*
  * Appends one audit event: type is "approval/asked", "approval/decided",
  * "sandbox/run" or "network/connect"; fields is a JSON object (borrowed, not modified; NULL =
  * none).  The knob events have their own writers below and session/start

@@ -353,6 +353,76 @@ static void test_two_handles_interleave_without_gaps(void **state)
 	free(id);
 }
 
+/* A parent and a forked child appending at once: after
+ * warden_session_reopen in the child, each holds its own lock, and the
+ * log stays one unbroken sequence.  Without it the fork shares the open
+ * file description and so the lock, and lines with one seq follow
+ * (this test fails then: checked by leaving the reopen out). */
+static void fork_appends(struct warden_session *s, int reopen)
+{
+	struct warden_error err;
+	pid_t pid;
+	int i, st;
+
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (reopen && warden_session_reopen(s, &err) < 0)
+			_exit(3);
+		for (i = 0; i < 300; i++) {
+			json_t *fields = json_pack("{s:i,s:s}", "exit", i, "class", "ok");
+			if (warden_session_append(s, "sandbox/run", fields, &err) != 0)
+				_exit(4);
+			json_decref(fields);
+		}
+		_exit(0);
+	}
+	for (i = 0; i < 300; i++)
+		append_run(s, i);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
+static void test_a_reopened_child_and_its_parent_append_in_turn(void **state)
+{
+	struct sfix *f = *state;
+	char *id = new_session(f);
+	struct warden_session *s = open_ok(f, id), *c;
+	struct warden_error err;
+	struct warden_knobs k;
+
+	fork_appends(s, 1);
+	c = open_ok(f, id);
+	assert_int_equal(warden_session_replay(c, NULL, NULL, &k, &err), 0);
+	assert_int_equal(warden_session_last_seq(c), 601);
+	assert_int_equal(sfix_count_lines(sfix_log_path(f, id)), 601);
+	warden_session_close(c);
+	warden_session_close(s);
+	free(id);
+}
+
+static void test_reopen_refuses_a_log_replaced_under_it(void **state)
+{
+	struct sfix *f = *state;
+	char *id = new_session(f), *other = new_session(f);
+	struct warden_session *s = open_ok(f, id);
+	struct warden_error err;
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s", sfix_log_path(f, id));
+	assert_int_equal(rename(sfix_log_path(f, other), path), 0);
+	assert_int_equal(warden_session_reopen(s, &err), -WARDEN_EDATA);
+	assert_non_null(strstr(err.msg, "no longer the log"));
+	/* Its descriptor is the one it had: it still appends to the
+	 * unlinked original, not to the file put in its place. */
+	append_run(s, 1);
+	assert_int_equal(sfix_count_lines(path), 1);
+	warden_session_close(s);
+	free(id);
+	free(other);
+}
+
 static void test_setters_append_only_when_the_recorded_value_changes(void **state)
 {
 	struct sfix *f = *state;
@@ -1459,6 +1529,8 @@ int main(void)
 		T(test_append_writes_fields_in_a_stable_order),
 		T(test_append_refuses_knob_types_reserved_keys_and_non_objects),
 		T(test_two_handles_interleave_without_gaps),
+		T(test_a_reopened_child_and_its_parent_append_in_turn),
+		T(test_reopen_refuses_a_log_replaced_under_it),
 		cmocka_unit_test(test_grant_keys_are_sha256_of_the_canonical_scope),
 		T(test_grants_fold_revoke_and_refuse_what_replay_would),
 		T(test_setters_append_only_when_the_recorded_value_changes),

@@ -5,7 +5,8 @@
 # hosts_file (good.test allowed, bad.test denied, ask.test in neither).
 # Through the proxy by HTTP, CONNECT and SOCKS5; bad.test refused (403);
 # ask.test asked through the exec answerer (which records the request),
-# allowed once, then asked again; localhost (the system's resolver says
+# allowed once, then asked again, then allowed for the session (a
+# destination grant: not asked again until revoked); localhost (the system's resolver says
 # loopback) refused even when allowed once; a direct connection and a DNS lookup
 # from inside refused; every connection a network/connect event.
 . "${top_srcdir:?run by make check}/tests/run/lib.sh"
@@ -98,6 +99,36 @@ PY
 			ok "$n: ask.test asked again, rejected, refused with how to ask" ||
 			fail "$n: ask.test again: $(cat "$T/out" "$T/err" "$T/requests")"
 
+		# A destination grant: allowed for the session once, then
+		# not asked again (the proxy reads the session's grants), until
+		# revoked.
+		echo allowed-for-session >"$T/answer"
+		wr "$n" run --json -- curl -sS -m 10 http://ask.test:$PORT/
+		grep -q hello-from-the-server "$T/out" && [ "$(grep -c . "$T/requests")" = 3 ] &&
+			tail -n 2 "$T/requests" | "$PY" -c 'import json, sys
+r = json.loads(sys.stdin.readline())
+names = [g["name"] for g in r["grant_scopes"]]
+assert names == ["destination"], r["grant_scopes"]' &&
+			ok "$n: ask.test allowed for the session, the scope offered is the destination alone" ||
+			fail "$n: grant: $(cat "$T/out" "$T/err" "$T/requests")"
+		echo rejected >"$T/answer"
+		wr "$n" run --json -- sh -c "curl -sS -m 10 http://ask.test:$PORT/ && curl -sS -m 10 -p http://ask.test:$PORT/"
+		[ "$(grep -c hello-from-the-server "$T/out")" = 2 ] && [ "$(grep -c . "$T/requests")" = 3 ] &&
+			ok "$n: ask.test under the grant: two connections, nobody asked" ||
+			fail "$n: under the grant: $(cat "$T/out" "$T/err" "$T/requests")"
+		"$WARDEN" --config "$T/$n.ini" grant list --json >"$T/grants" ||
+			fail "$n: grant list: $(cat "$T/grants")"
+		G=$("$PY" -c 'import json, sys
+g = json.load(open(sys.argv[1]))["grants"]
+assert len(g) == 1 and g[0]["name"] == "destination" and "ask.test:" + sys.argv[2] in g[0]["text"], g
+print(g[0]["id"])' "$T/grants" "$PORT") && ok "$n: grant list names the destination grant" ||
+			fail "$n: grant list: $(cat "$T/grants")"
+		"$WARDEN" --config "$T/$n.ini" grant revoke "$G" >/dev/null 2>&1 || fail "$n: grant revoke $G"
+		wr "$n" run --json -- curl -sS -m 10 http://ask.test:$PORT/
+		[ "$(grep -c . "$T/requests")" = 4 ] && ! grep -q hello "$T/out" &&
+			ok "$n: revoked: ask.test asked again and refused" ||
+			fail "$n: after revoke: $(cat "$T/out" "$T/err" "$T/requests")"
+
 		# localhost is resolved by the system (not hosts_file) to a
 		# loopback address: allowed once, still refused.
 		echo allowed-once >"$T/answer"
@@ -128,8 +159,12 @@ assert sorted(e["via"] for e in good) == ["connect", "http", "socks5"], good
 bad = [e for e in ev if e["destination"] == "bad.test:" + p]
 assert len(bad) == 2 and all(e["decision"] == "refused" and e["bytes_down"] == 0 for e in bad), bad
 ask = [e for e in ev if e["destination"] == "ask.test:" + p]
-assert [e["decision"] for e in ask] == ["allowed", "refused"], ask
+assert [e["decision"] for e in ask] == ["allowed", "refused", "allowed", "allowed", "allowed", "refused"], ask
 assert "allowed-once" in ask[0]["by"] and "rejected" in ask[1]["by"], ask
+grant = ask[2]["by"].split("grant ")[-1]
+assert "allowed-for-session" in ask[2]["by"] and grant, ask[2]
+assert ask[3]["by"] == "grant " + grant and ask[4]["by"] == "grant " + grant, ask
+assert "rejected" in ask[5]["by"], ask[5]
 PY
 	done
 done
