@@ -191,5 +191,101 @@ print("%s\t%.1f\t%.1f\t%.1f\tus\t%.1f\t%.2f\t%s" % ("serve-run-bwrap-vs-confined
 PY
 fi
 
+# --- the allowlist proxy ----------------------------------------------
+# A 256 MiB download from a server on 127.0.0.1 (the kernel's sendfile, so
+# the server is not what is measured), by curl: directly on the host (the
+# baseline) and through `warden run` with the allowlist network (bwrap and
+# landlock: the command reaches the proxy alone, the proxy the server),
+# interleaved round by round.  The proxied figure holds the whole run
+# (sandbox start-up included, about a hundredth of it).  Then the time to
+# first byte of a small answer per connection: 30 curl processes, each one
+# connection, inside one run (so the run's start-up is not counted) and
+# directly; the median difference is what the proxy adds to a connection.
+if command -v python3 >/dev/null 2>&1 && command -v curl >/dev/null 2>&1; then
+	printf '127.0.0.1 good.test\n' >"$scratch/hosts"
+	for b in bwrap landlock; do
+		conf "proxy-$b" "$b" >/dev/null
+		sed -i "1a default_network = allowlist\\nallowed_domains = good.test\\nhosts_file = $scratch/hosts" \
+			"$scratch/proxy-$b.ini"
+	done
+	python3 - "$W" "$scratch" <<'PY'
+import os, socket, socketserver, statistics, subprocess, sys, threading, time
+w, scratch = sys.argv[1:3]
+big = os.path.join(scratch, "big")
+with open(big, "wb") as f:
+    f.truncate(256 << 20)
+SIZE = os.path.getsize(big)
+
+class H(socketserver.BaseRequestHandler):
+    def handle(self):
+        buf = b""
+        while b"\r\n\r\n" not in buf:
+            d = self.request.recv(4096)
+            if not d:
+                return
+            buf += d
+        path = buf.split(b" ", 2)[1]
+        if path.endswith(b"/big"):
+            self.request.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\nConnection: close\r\n\r\n" % SIZE)
+            with open(big, "rb") as f:
+                self.request.sendfile(f)
+        else:
+            self.request.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
+
+class S(socketserver.ThreadingTCPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+srv = S(("127.0.0.1", 0), H)
+port = srv.server_address[1]
+threading.Thread(target=srv.serve_forever, daemon=True).start()
+env = dict(os.environ)
+for k in ("http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
+    env.pop(k, None)
+sess = {}
+for b in ("bwrap", "landlock"):
+    ini = os.path.join(scratch, "proxy-%s.ini" % b)
+    out = subprocess.run([w, "--config", ini, "session", "new", "--cwd", os.path.join(scratch, "ws")],
+                         check=True, capture_output=True, text=True, env=env).stdout
+    sess[b] = out.strip().splitlines()[-1]
+
+def timed(argv, e=env):
+    t = time.perf_counter()
+    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, env=e)
+    return time.perf_counter() - t
+
+def run_argv(b, cmd):
+    return [w, "--config", os.path.join(scratch, "proxy-%s.ini" % b), "--session", sess[b], "run", "--"] + cmd
+
+get_big = ["curl", "-sS", "-o", "/dev/null"]
+rounds = {"direct": [], "bwrap": [], "landlock": []}
+for _ in range(7):
+    rounds["direct"].append(timed(get_big + ["http://127.0.0.1:%d/big" % port]))
+    for b in ("bwrap", "landlock"):
+        rounds[b].append(timed(run_argv(b, get_big + ["http://good.test:%d/big" % port])))
+d = statistics.median(rounds["direct"])
+for b in ("bwrap", "landlock"):
+    m = statistics.median(rounds[b])
+    mib = lambda t: SIZE / t / (1 << 20)
+    print("proxy-download-256MiB-%s-throughput\t%.1f\t%.1f\t%.1f\tMiB/s\t%.1f\t%.2f\t%s" % (
+          b, mib(m), mib(max(rounds[b])), mib(min(rounds[b])), mib(d), d / m, ">= 0.8x direct"))
+
+loop = "for i in $(seq 30); do curl -sS -o /dev/null -w '%%{time_starttransfer}\\n' %s || exit 1; done"
+def ttfb(argv):
+    out = subprocess.run(argv, check=True, capture_output=True, text=True, env=env).stdout
+    v = [float(x) * 1e6 for x in out.split()]
+    assert len(v) == 30, out
+    return statistics.median(v), min(v), max(v)
+direct = ttfb(["sh", "-c", loop % ("http://127.0.0.1:%d/small" % port)])
+for b in ("bwrap", "landlock"):
+    m, lo, hi = ttfb(run_argv(b, ["sh", "-c", loop % ("http://good.test:%d/small" % port)]))
+    print("proxy-ttfb-%s-added-per-connection\t%.1f\t%.1f\t%.1f\tus\t%.1f\t%.2f\t%s" % (
+          b, m, lo, hi, direct[0], m / direct[0], "report (+%.0f us)" % (m - direct[0])))
+srv.shutdown()
+PY
+else
+	echo "bench: python3 or curl is missing: the proxy figures are not measured" >&2
+fi
+
 # --- in process --------------------------------------------------------
 "$top/bench/bench_host" "$top"
