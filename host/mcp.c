@@ -657,11 +657,9 @@ static json_t *decision_schema(const json_t *scopes, const char *version)
 		const char *name = str(s, "name");
 		char *value, *text, *title;
 
-		value = malloc(strlen(WARDEN_MCP_ELICIT_SESSION) + strlen(name) + 1);
+		value = append(strdup(""), "%s%s", WARDEN_MCP_ELICIT_SESSION, name);
 		text = warden_text_escape_dup(str(s, "text"), 0);
 		title = text != NULL ? append(strdup(""), "For this session: %s", text) : NULL;
-		if (value != NULL)
-			sprintf(value, "%s%s", WARDEN_MCP_ELICIT_SESSION, name);
 		if (value == NULL || title == NULL ||
 		    json_array_append_new(values, warden_json_string_lossy(value)) < 0 ||
 		    json_array_append_new(titles, warden_json_string_lossy(title)) < 0) {
@@ -681,11 +679,23 @@ static json_t *decision_schema(const json_t *scopes, const char *version)
 	if (p == NULL)
 		goto fail;
 	if (legacy) {
-		json_object_set_new(p, "enum", values);
-		json_object_set_new(p, "enumNames", titles);
+		/* set_new takes the value whether it succeeds or not. */
+		if (json_object_set_new(p, "enum", values) < 0) {
+			json_decref(titles);
+			json_decref(p);
+			return NULL;
+		}
+		if (json_object_set_new(p, "enumNames", titles) < 0) {
+			json_decref(p);
+			return NULL;
+		}
 		return p;
 	}
-	json_object_set_new(p, "oneOf", json_array());
+	if (json_object_set_new(p, "oneOf", json_array()) < 0 ||
+	    json_object_set_new(p, "default", json_string(WARDEN_MCP_ELICIT_ONCE)) < 0) {
+		json_decref(p);
+		goto fail;
+	}
 	for (i = 0; i < json_array_size(values); i++)
 		if (json_array_append_new(json_object_get(p, "oneOf"),
 		                          json_pack("{s:O,s:O}", "const", json_array_get(values, i),
@@ -693,7 +703,6 @@ static json_t *decision_schema(const json_t *scopes, const char *version)
 			json_decref(p);
 			goto fail;
 		}
-	json_object_set_new(p, "default", json_string(WARDEN_MCP_ELICIT_ONCE));
 	json_decref(values);
 	json_decref(titles);
 	return p;
