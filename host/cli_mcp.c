@@ -24,7 +24,9 @@
  *
  * Approvals: the built-in answerer `plugin = client` asks this client
  * through elicitation/create when it declared elicitation, and delegates
- * to the rest of the waterfall when it did not.  An elicitation that
+ * to the rest of the waterfall when it did not.  The form offers the
+ * grant scopes the request offers: the user may allow for the session,
+ * and the grant is the same as one given through any other answerer.  An elicitation that
  * becomes void before its answer (the tool call cancelled, no answer in
  * time, the run ended) is withdrawn with notifications/cancelled.  When
  * no answerer of the waterfall can answer here (the client answerer
@@ -98,9 +100,10 @@ static void usage(FILE *f)
 	        "A Model Context Protocol server on stdin/stdout (protocol\n"
 	        "2025-06-18 and later) for one client: a tool `run` that runs a\n"
 	        "shell command in the sandbox (approvals for escalations asked of\n"
-	        "the client's user through elicitation, else of the configured\n"
-	        "answerers), and a read-only tool `session_state`.  The connection\n"
-	        "gets a session of its own rooted at DIR.\n"
+	        "the client's user through elicitation, once or for the session,\n"
+	        "else of the configured answerers), and a read-only tool\n"
+	        "`session_state`.  The connection gets a session of its own\n"
+	        "rooted at DIR.\n"
 	        "\n"
 	        "  --cwd DIR   the workspace root (default: the current directory)\n"
 	        "  --help      this text\n"
@@ -122,13 +125,15 @@ static long long now_ms(void)
 struct asking {
 	unsigned long ask;
 	long timeout_ms;
+	json_t *request;            /* what was asked: the answer's choice
+	                               must be one it offered */
 };
 
 static void elicited(struct warden_server *srv, void *arg, json_t *result,
                      json_t *error)
 {
 	struct asking *a = arg;
-	char note[512], why[600];
+	char note[512], why[600], scope[64];
 	int outcome;
 
 	if (result == NULL && error == NULL) {
@@ -141,30 +146,36 @@ static void elicited(struct warden_server *srv, void *arg, json_t *result,
 		         ? json_string_value(json_object_get(error, "message")) : "?");
 		warden_server_answer(srv, a->ask, WARDEN_DECISION_ERROR, why);
 	} else {
-		outcome = warden_mcp_elicit_outcome(result, note, sizeof(note));
+		/* note: the user's note, or why the answer is no decision. */
+		outcome = warden_mcp_elicit_outcome(result, a->request, scope, sizeof(scope),
+		                                    note, sizeof(note));
 		if (outcome == WARDEN_OUTCOME_ALLOWED_ONCE)
 			warden_server_answer(srv, a->ask, WARDEN_DECISION_ALLOWED_ONCE, note);
+		else if (outcome == WARDEN_OUTCOME_ALLOWED_FOR_SESSION)
+			warden_server_answer_scope(srv, a->ask, WARDEN_DECISION_ALLOWED_FOR_SESSION,
+			                           scope, note);
 		else if (outcome == WARDEN_OUTCOME_REJECTED)
 			warden_server_answer(srv, a->ask, WARDEN_DECISION_REJECTED, note);
 		else if (outcome == WARDEN_OUTCOME_CANCELLED)
 			warden_server_answer(srv, a->ask, WARDEN_DECISION_CANCELLED, note);
 		else
-			warden_server_answer(srv, a->ask, WARDEN_DECISION_ERROR,
-			                     "the client's answer to the elicitation is malformed (want action accept, decline or cancel)");
+			warden_server_answer(srv, a->ask, WARDEN_DECISION_ERROR, note);
 	}
+	json_decref(a->request);
 	free(a);
 }
 
-/* The client answerer's question, as an elicitation of the client. */
+/* The client answerer's question, as an elicitation of the client: the
+ * form offers the grants the request offers. */
 static void ask_by_elicitation(struct warden_server *srv, void *arg,
                                unsigned long ask, json_t *request,
                                long timeout_ms)
 {
+	struct call *c = arg;
 	struct asking *a = malloc(sizeof(*a));
 	json_t *params;
 
-	(void)arg;
-	params = a != NULL ? warden_mcp_elicit_params(request) : NULL;
+	params = a != NULL ? warden_mcp_elicit_params(request, c->m->version) : NULL;
 	if (params == NULL) {
 		free(a);
 		warden_server_answer(srv, ask, WARDEN_DECISION_ERROR, "out of memory");
@@ -172,8 +183,10 @@ static void ask_by_elicitation(struct warden_server *srv, void *arg,
 	}
 	a->ask = ask;
 	a->timeout_ms = timeout_ms;
+	a->request = json_incref(request);
 	if (warden_server_ask_request(srv, ask, "elicitation/create", params,
 	                              timeout_ms, elicited, a) < 0) {
+		json_decref(a->request);
 		free(a);
 		warden_server_answer(srv, ask, WARDEN_DECISION_ERROR,
 		                     "the client cannot be asked");

@@ -627,12 +627,98 @@ static char *list_text(char *t, const char *label, const json_t *a)
 	return t != NULL ? append(t, "\n") : NULL;
 }
 
-json_t *warden_mcp_elicit_params(const json_t *req)
+/* The grant scopes a request offers: its "grant_scopes" array, each
+ * {name, text}; NULL when it offers none. */
+static const json_t *offered_scopes(const json_t *req)
+{
+	const json_t *a = json_object_get(req, "grant_scopes");
+
+	return json_is_array(a) && json_array_size(a) > 0 ? a : NULL;
+}
+
+/* The form's choice between once and a grant: "decision", one value per
+ * answer it may give, allowed-once first (the default), each titled for
+ * the person who picks it.  Titled as the negotiated version knows how:
+ * oneOf const/title from 2025-11-25, enum and enumNames before.  NULL
+ * when out of memory. */
+static json_t *decision_schema(const json_t *scopes, const char *version)
+{
+	int legacy = version != NULL && strcmp(version, "2025-06-18") == 0;
+	json_t *p, *values = json_array(), *titles = json_array();
+	size_t i;
+
+	if (values == NULL || titles == NULL)
+		goto fail;
+	if (json_array_append_new(values, json_string(WARDEN_MCP_ELICIT_ONCE)) < 0 ||
+	    json_array_append_new(titles, json_string("Only this time")) < 0)
+		goto fail;
+	for (i = 0; i < json_array_size(scopes); i++) {
+		const json_t *s = json_array_get(scopes, i);
+		const char *name = str(s, "name");
+		char *value, *text, *title;
+
+		value = append(strdup(""), "%s%s", WARDEN_MCP_ELICIT_SESSION, name);
+		text = warden_text_escape_dup(str(s, "text"), 0);
+		title = text != NULL ? append(strdup(""), "For this session: %s", text) : NULL;
+		if (value == NULL || title == NULL ||
+		    json_array_append_new(values, warden_json_string_lossy(value)) < 0 ||
+		    json_array_append_new(titles, warden_json_string_lossy(title)) < 0) {
+			free(value);
+			free(text);
+			free(title);
+			goto fail;
+		}
+		free(value);
+		free(text);
+		free(title);
+	}
+	p = json_pack("{s:s,s:s,s:s}", "type", "string", "title", "Allow",
+	              "description", "only this time, or for the rest of this session: later "
+	              "requests the grant covers are then allowed without asking, until it "
+	              "is revoked (warden grant revoke)");
+	if (p == NULL)
+		goto fail;
+	if (legacy) {
+		/* set_new takes the value whether it succeeds or not. */
+		if (json_object_set_new(p, "enum", values) < 0) {
+			json_decref(titles);
+			json_decref(p);
+			return NULL;
+		}
+		if (json_object_set_new(p, "enumNames", titles) < 0) {
+			json_decref(p);
+			return NULL;
+		}
+		return p;
+	}
+	if (json_object_set_new(p, "oneOf", json_array()) < 0 ||
+	    json_object_set_new(p, "default", json_string(WARDEN_MCP_ELICIT_ONCE)) < 0) {
+		json_decref(p);
+		goto fail;
+	}
+	for (i = 0; i < json_array_size(values); i++)
+		if (json_array_append_new(json_object_get(p, "oneOf"),
+		                          json_pack("{s:O,s:O}", "const", json_array_get(values, i),
+		                                    "title", json_array_get(titles, i))) < 0) {
+			json_decref(p);
+			goto fail;
+		}
+	json_decref(values);
+	json_decref(titles);
+	return p;
+fail:
+	json_decref(values);
+	json_decref(titles);
+	return NULL;
+}
+
+json_t *warden_mcp_elicit_params(const json_t *req, const char *version)
 {
 	const char *mode = str(req, "requested_mode");
 	const char *net = str(req, "requested_network");
+	const json_t *scopes = offered_scopes(req);
 	char *t = strdup("");
-	json_t *r;
+	json_t *props, *r = NULL;
 
 	if (mode[0] != '\0')
 		t = append(t, "The agent asks to run this once under %s%s%s:\n\n",
@@ -662,38 +748,117 @@ json_t *warden_mcp_elicit_params(const json_t *req)
 	t = list_text(t, "Dropped from PATH", json_object_get(req, "path_dropped"));
 	t = list_text(t, "Configuration read from", json_object_get(req, "env_config"));
 	if (t != NULL)
-		t = append(t, "\nAccept to run it once; decline to refuse.");
+		t = append(t, "%s", scopes != NULL
+		           ? "\nAccept to allow it, only this time or for this session as chosen "
+		             "under Allow; decline to refuse."
+		           : "\nAccept to run it once; decline to refuse.");
 	if (t == NULL)
 		return NULL;
-	r = json_pack("{s:s,s:o,s:{s:s,s:{s:{s:s,s:s,s:s,s:i}}}}",
-	              "mode", "form",
-	              "message", warden_json_string_lossy(t),
-	              "requestedSchema", "type", "object", "properties",
-	              "message", "type", "string", "title", "Note for the agent",
-	              "description", "optional: a line the agent reads with the answer",
-	              "maxLength", 400);
+	/* The choice first, the note after it. */
+	props = json_object();
+	if (props != NULL && scopes != NULL &&
+	    json_object_set_new(props, WARDEN_MCP_ELICIT_DECISION,
+	                        decision_schema(scopes, version)) < 0) {
+		json_decref(props);
+		props = NULL;
+	}
+	if (props != NULL &&
+	    json_object_set_new(props, "message",
+	                        json_pack("{s:s,s:s,s:s,s:i}", "type", "string",
+	                                  "title", "Note for the agent",
+	                                  "description", "optional: a line the agent reads with the answer",
+	                                  "maxLength", 400)) < 0) {
+		json_decref(props);
+		props = NULL;
+	}
+	if (props != NULL)
+		r = json_pack("{s:s,s:o,s:{s:s,s:o}}", "mode", "form",
+		              "message", warden_json_string_lossy(t),
+		              "requestedSchema", "type", "object", "properties", props);
 	free(t);
 	return r;
 }
 
-int warden_mcp_elicit_outcome(const json_t *result, char *msg, size_t msglen)
+/* WARDEN_OUTCOME_UNAVAILABLE with why in msg. */
+static int unavailable(char *msg, size_t msglen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int unavailable(char *msg, size_t msglen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (msglen > 0) {
+		va_start(ap, fmt);
+		vsnprintf(msg, msglen, fmt, ap);
+		va_end(ap);
+	}
+	return WARDEN_OUTCOME_UNAVAILABLE;
+}
+
+/* The scope an answer's decision grants: the name after the prefix when
+ * it is one the request offers, else NULL. */
+static const char *chosen_scope(const json_t *scopes, const char *decision)
+{
+	size_t n = strlen(WARDEN_MCP_ELICIT_SESSION), i;
+	const char *name;
+
+	if (strncmp(decision, WARDEN_MCP_ELICIT_SESSION, n) != 0)
+		return NULL;
+	for (i = 0; i < json_array_size(scopes); i++) {
+		name = str(json_array_get(scopes, i), "name");
+		if (name[0] != '\0' && strcmp(decision + n, name) == 0)
+			return name;
+	}
+	return NULL;
+}
+
+int warden_mcp_elicit_outcome(const json_t *result, const json_t *req,
+                              char *scope, size_t scopelen,
+                              char *msg, size_t msglen)
 {
 	const char *action = json_string_value(json_object_get(result, "action"));
 	json_t *content = json_object_get(result, "content");
-	const char *note = json_string_value(json_object_get(content, "message"));
+	const json_t *scopes = offered_scopes(req);
+	const char *note = NULL, *decision = NULL, *granted = NULL, *key;
+	char shown[64];
+	json_t *v;
 	size_t i;
 
-	const char *key;
-	json_t *v;
-
-	msg[0] = '\0';
+	if (msglen > 0)
+		msg[0] = '\0';
+	if (scopelen > 0)
+		scope[0] = '\0';
 	if (action == NULL || (content != NULL && !json_is_object(content)))
-		return WARDEN_OUTCOME_UNAVAILABLE;
-	/* The schema asked for "message" (a string) only: anything else is
-	 * an answer to another question, never a decision. */
-	json_object_foreach(content, key, v)
-		if (strcmp(key, "message") != 0 || !json_is_string(v))
-			return WARDEN_OUTCOME_UNAVAILABLE;
+		return unavailable(msg, msglen, "the client's answer to the elicitation is malformed "
+		                   "(want action accept, decline or cancel)");
+	/* Only what the form asked for: "message", and "decision" when it
+	 * offered grants.  Anything else answers another question and is
+	 * never a decision. */
+	json_object_foreach(content, key, v) {
+		if (strcmp(key, "message") == 0 && json_is_string(v)) {
+			note = json_string_value(v);
+		} else if (strcmp(key, WARDEN_MCP_ELICIT_DECISION) == 0 && scopes != NULL &&
+		           json_is_string(v)) {
+			decision = json_string_value(v);
+		} else {
+			warden_text_escape(key, 0, shown, sizeof(shown));
+			return unavailable(msg, msglen, "the client's answer to the elicitation holds "
+			                   "\"%s\"%s, which the form did not ask for", shown,
+			                   json_is_string(v) ? "" : " (not a string)");
+		}
+	}
+	/* A grant the form did not offer is refused whatever the action:
+	 * the answer is about another request. */
+	if (decision != NULL && strcmp(decision, WARDEN_MCP_ELICIT_ONCE) != 0 &&
+	    ((granted = chosen_scope(scopes, decision)) == NULL || strlen(granted) >= scopelen)) {
+		warden_text_escape(decision, 0, shown, sizeof(shown));
+		return unavailable(msg, msglen, "the client's answer to the elicitation chose "
+		                   "\"%s\", which the form did not offer", shown);
+	}
+	if (strcmp(action, "accept") != 0 && strcmp(action, "decline") != 0 &&
+	    strcmp(action, "cancel") != 0)
+		return unavailable(msg, msglen, "the client's answer to the elicitation is malformed "
+		                   "(want action accept, decline or cancel)");
 	if (note != NULL && msglen > 0) {
 		snprintf(msg, msglen, "%s", note);
 		/* One line. */
@@ -701,12 +866,12 @@ int warden_mcp_elicit_outcome(const json_t *result, char *msg, size_t msglen)
 			if (msg[i] == '\n' || msg[i] == '\r')
 				msg[i] = ' ';
 	}
-	if (strcmp(action, "accept") == 0)
-		return WARDEN_OUTCOME_ALLOWED_ONCE;
 	if (strcmp(action, "decline") == 0)
 		return WARDEN_OUTCOME_REJECTED;
 	if (strcmp(action, "cancel") == 0)
 		return WARDEN_OUTCOME_CANCELLED;
-	msg[0] = '\0';
-	return WARDEN_OUTCOME_UNAVAILABLE;
+	if (granted == NULL)
+		return WARDEN_OUTCOME_ALLOWED_ONCE;
+	snprintf(scope, scopelen, "%s", granted);
+	return WARDEN_OUTCOME_ALLOWED_FOR_SESSION;
 }

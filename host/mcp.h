@@ -111,19 +111,39 @@ struct json_t *warden_mcp_state_result(const struct json_t *state);
  * The elicitation/create params that ask the client's user about an
  * approval request (its JSON: tool, subject, reason, requested_mode, cwd,
  * argv, program, interpreter, program_writable, env_removed,
- * path_dropped, path, call_id, as plugin.h names them; any may be
- * absent).  The form asks for nothing but an optional note for the
- * model.  NULL when out of memory.
+ * path_dropped, path, call_id, grant_scopes, as plugin.h and
+ * warden_server_request_json() name them; any may be absent).  The form
+ * asks for an optional note for the model ("message") and, when the
+ * request offers grant scopes ("grant_scopes": [{name, text}]), the
+ * choice "decision": WARDEN_MCP_ELICIT_ONCE (the default) or
+ * WARDEN_MCP_ELICIT_SESSION followed by a scope's name, one per scope
+ * offered, each titled with the scope's text (escaped as the message
+ * is).  version is the negotiated protocol version: titles are oneOf
+ * const/title from 2025-11-25, enum and enumNames for 2025-06-18.  A
+ * request that offers no scope gets no choice.  NULL when out of memory.
  */
-struct json_t *warden_mcp_elicit_params(const struct json_t *request);
+#define WARDEN_MCP_ELICIT_DECISION "decision"
+#define WARDEN_MCP_ELICIT_ONCE "allowed-once"
+#define WARDEN_MCP_ELICIT_SESSION "allowed-for-session:"
+
+struct json_t *warden_mcp_elicit_params(const struct json_t *request,
+                                        const char *version);
 
 /*
- * The outcome an elicitation result stands for: accept is allowed-once,
- * decline rejected, cancel cancelled (enum warden_outcome); anything else
- * is malformed, unavailable.  The note the user gave for the model (the
+ * The outcome an elicitation result to that request stands for (enum
+ * warden_outcome): accept is allowed-once, or allowed-for-session when
+ * its decision names a scope the request offered (the scope's name is
+ * then copied to scope); decline is rejected and cancel cancelled,
+ * whatever the decision.  The note the user gave for the model (the
  * form's "message", one line) is copied to msg ("" when none).
+ * Anything else is unavailable, with why in msg: another action, content
+ * that is no object, a key the form did not ask for (a decision when no
+ * scope was offered), a value that is no string, a decision the form did
+ * not offer (with any action).
  */
-int warden_mcp_elicit_outcome(const struct json_t *result, char *msg,
-                              size_t msglen);
+int warden_mcp_elicit_outcome(const struct json_t *result,
+                              const struct json_t *request,
+                              char *scope, size_t scopelen,
+                              char *msg, size_t msglen);
 
 #endif

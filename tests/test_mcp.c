@@ -1,7 +1,7 @@
 /* test_mcp.c — the MCP shapes of `warden mcp`: the versions it answers,
  * which clients elicit, a tool call's arguments checked before anything
  * runs, the text a model reads after a denial, output cut and made UTF-8,
- * and an elicitation's answer as an approval outcome. */
+ * and an elicitation's answer as an approval outcome, grants included. */
 #include "config.h"
 
 #include <setjmp.h>
@@ -243,14 +243,14 @@ static void test_network_escalation_in_text_and_elicitation(void **state)
 	json_decref(res);
 	json_decref(r);
 
-	p = warden_mcp_elicit_params(req);
+	p = warden_mcp_elicit_params(req, WARDEN_MCP_LATEST);
 	m = json_string_value(json_object_get(p, "message"));
 	assert_non_null(strstr(m, "once with the network enabled"));
 	assert_non_null(strstr(m, "curl example.org"));
 	assert_non_null(strstr(m, "Why: fetch"));
 	json_decref(p);
 	json_object_set_new(req, "requested_mode", json_string("workspace-write"));
-	p = warden_mcp_elicit_params(req);
+	p = warden_mcp_elicit_params(req, WARDEN_MCP_LATEST);
 	m = json_string_value(json_object_get(p, "message"));
 	assert_non_null(strstr(m, "once under workspace-write with the network enabled"));
 	json_decref(p);
@@ -303,36 +303,211 @@ static void test_output_made_utf8_and_cut_head_and_tail(void **state)
 
 static void test_elicitation_answers_map_to_outcomes(void **state)
 {
+	/* For an unavailable answer, msg is a part of why. */
 	static const struct { const char *res; int want; const char *msg; } cases[] = {
 		{ "{\"action\":\"accept\"}", WARDEN_OUTCOME_ALLOWED_ONCE, "" },
 		{ "{\"action\":\"accept\",\"content\":{\"message\":\"ok\\nonce\"}}",
 		  WARDEN_OUTCOME_ALLOWED_ONCE, "ok once" },
 		{ "{\"action\":\"decline\",\"content\":{\"message\":\"no\"}}", WARDEN_OUTCOME_REJECTED, "no" },
 		{ "{\"action\":\"cancel\"}", WARDEN_OUTCOME_CANCELLED, "" },
-		{ "{\"action\":\"allow\"}", WARDEN_OUTCOME_UNAVAILABLE, "" },
-		{ "{\"action\":7}", WARDEN_OUTCOME_UNAVAILABLE, "" },
-		{ "{\"action\":\"accept\",\"content\":[]}", WARDEN_OUTCOME_UNAVAILABLE, "" },
-		{ "{}", WARDEN_OUTCOME_UNAVAILABLE, "" },
-		{ "[]", WARDEN_OUTCOME_UNAVAILABLE, "" },
+		{ "{\"action\":\"allow\"}", WARDEN_OUTCOME_UNAVAILABLE, "want action accept" },
+		{ "{\"action\":7}", WARDEN_OUTCOME_UNAVAILABLE, "want action accept" },
+		{ "{\"action\":\"accept\",\"content\":[]}", WARDEN_OUTCOME_UNAVAILABLE, "malformed" },
+		{ "{}", WARDEN_OUTCOME_UNAVAILABLE, "malformed" },
+		{ "[]", WARDEN_OUTCOME_UNAVAILABLE, "malformed" },
 		/* Only the schema's one key: an unknown one is refused. */
 		{ "{\"action\":\"accept\",\"content\":{\"approve\":true}}",
-		  WARDEN_OUTCOME_UNAVAILABLE, "" },
+		  WARDEN_OUTCOME_UNAVAILABLE, "holds \"approve\" (not a string), which the form" },
 		{ "{\"action\":\"accept\",\"content\":{\"message\":\"ok\",\"scope\":\"all\"}}",
-		  WARDEN_OUTCOME_UNAVAILABLE, "" },
+		  WARDEN_OUTCOME_UNAVAILABLE, "holds \"scope\", which the form did not ask for" },
 		{ "{\"action\":\"accept\",\"content\":{\"message\":3}}",
-		  WARDEN_OUTCOME_UNAVAILABLE, "" },
+		  WARDEN_OUTCOME_UNAVAILABLE, "\"message\" (not a string)" },
+		/* No grant was offered: a decision is an unknown key. */
+		{ "{\"action\":\"accept\",\"content\":{\"decision\":\"allowed-once\"}}",
+		  WARDEN_OUTCOME_UNAVAILABLE, "holds \"decision\", which the form did not ask for" },
+		{ "{\"action\":\"accept\",\"content\":{\"decision\":\"allowed-for-session:exact\"}}",
+		  WARDEN_OUTCOME_UNAVAILABLE, "holds \"decision\"" },
 	};
+	json_t *none = parse("{\"tool\":\"bash\",\"subject\":\"make\",\"grant_scopes\":[]}");
 	size_t i;
-	char msg[64];
+	char msg[256], scope[64];
 
 	(void)state;
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		json_t *j = parse(cases[i].res);
 
-		assert_int_equal(warden_mcp_elicit_outcome(j, msg, sizeof(msg)), cases[i].want);
-		assert_string_equal(msg, cases[i].msg);
+		assert_int_equal(warden_mcp_elicit_outcome(j, none, scope, sizeof(scope),
+		                                           msg, sizeof(msg)), cases[i].want);
+		if (cases[i].want == WARDEN_OUTCOME_UNAVAILABLE) {
+			if (strstr(msg, cases[i].msg) == NULL)
+				fail_msg("case %zu: \"%s\" does not say \"%s\"", i, msg, cases[i].msg);
+		} else {
+			assert_string_equal(msg, cases[i].msg);
+		}
+		assert_string_equal(scope, "");
+		/* A request without grant_scopes at all: the same. */
+		assert_int_equal(warden_mcp_elicit_outcome(j, NULL, scope, sizeof(scope),
+		                                           msg, sizeof(msg)), cases[i].want);
 		json_decref(j);
 	}
+	json_decref(none);
+}
+
+static const char *const offering =
+	"{\"tool\":\"bash\",\"subject\":\"git status\",\"requested_mode\":\"danger-full-access\","
+	"\"grant_scopes\":[{\"name\":\"exact\",\"text\":\"exactly `git status` in /w\\u001b[2J\"},"
+	"{\"name\":\"prefix:2\",\"text\":\"`git status ...` with any further arguments\"},"
+	"{\"name\":\"prefix:1\",\"text\":\"`git ...` with any further arguments\"}]}";
+
+/* A grant is given only as one the request offered, and only by accept;
+ * a choice the form did not offer is no decision, whatever the action. */
+static void test_elicitation_grants_only_an_offered_scope(void **state)
+{
+	static const struct { const char *res; int want; const char *scope, *msg; } cases[] = {
+		{ "{\"action\":\"accept\",\"content\":{\"decision\":\"allowed-for-session:prefix:2\","
+		  "\"message\":\"git status is fine\"}}",
+		  WARDEN_OUTCOME_ALLOWED_FOR_SESSION, "prefix:2", "git status is fine" },
+		{ "{\"action\":\"accept\",\"content\":{\"decision\":\"allowed-for-session:exact\"}}",
+		  WARDEN_OUTCOME_ALLOWED_FOR_SESSION, "exact", "" },
+		{ "{\"action\":\"accept\",\"content\":{\"decision\":\"allowed-once\"}}",
+		  WARDEN_OUTCOME_ALLOWED_ONCE, "", "" },
+		/* Nothing chosen: the narrowest, once. */
+		{ "{\"action\":\"accept\"}", WARDEN_OUTCOME_ALLOWED_ONCE, "", "" },
+		{ "{\"action\":\"accept\",\"content\":{\"message\":\"once\"}}",
+		  WARDEN_OUTCOME_ALLOWED_ONCE, "", "once" },
+		/* Declined or cancelled with a grant chosen: no grant. */
+		{ "{\"action\":\"decline\",\"content\":{\"decision\":\"allowed-for-session:exact\"}}",
+		  WARDEN_OUTCOME_REJECTED, "", "" },
+		{ "{\"action\":\"cancel\",\"content\":{\"decision\":\"allowed-for-session:prefix:1\"}}",
+		  WARDEN_OUTCOME_CANCELLED, "", "" },
+		/* Not offered: unavailable, never a grant nor once. */
+		{ "{\"action\":\"accept\",\"content\":{\"decision\":\"allowed-for-session:prefix:3\"}}",
+		  WARDEN_OUTCOME_UNAVAILABLE, "", "chose \"allowed-for-session:prefix:3\", which the form did not offer" },
+		{ "{\"action\":\"accept\",\"content\":{\"decision\":\"allowed-for-session:destination\"}}",
+		  WARDEN_OUTCOME_UNAVAILABLE, "", "did not offer" },
+		{ "{\"action\":\"accept\",\"content\":{\"decision\":\"allowed-for-session:\"}}",
+		  WARDEN_OUTCOME_UNAVAILABLE, "", "did not offer" },
+		{ "{\"action\":\"accept\",\"content\":{\"decision\":\"allowed-for-session\"}}",
+		  WARDEN_OUTCOME_UNAVAILABLE, "", "did not offer" },
+		{ "{\"action\":\"accept\",\"content\":{\"decision\":\"exact\"}}",
+		  WARDEN_OUTCOME_UNAVAILABLE, "", "did not offer" },
+		{ "{\"action\":\"accept\",\"content\":{\"decision\":\"rejected\"}}",
+		  WARDEN_OUTCOME_UNAVAILABLE, "", "did not offer" },
+		{ "{\"action\":\"accept\",\"content\":{\"decision\":\"allowed-for-session:EXACT\"}}",
+		  WARDEN_OUTCOME_UNAVAILABLE, "", "did not offer" },
+		{ "{\"action\":\"decline\",\"content\":{\"decision\":\"allowed-for-session:all\"}}",
+		  WARDEN_OUTCOME_UNAVAILABLE, "", "did not offer" },
+		{ "{\"action\":\"accept\",\"content\":{\"decision\":true}}",
+		  WARDEN_OUTCOME_UNAVAILABLE, "", "\"decision\" (not a string)" },
+		{ "{\"action\":\"accept\",\"content\":{\"decision\":\"allowed-for-session:exact\","
+		  "\"scope\":\"exact\"}}",
+		  WARDEN_OUTCOME_UNAVAILABLE, "", "holds \"scope\"" },
+		{ "{\"action\":\"maybe\",\"content\":{\"decision\":\"allowed-for-session:exact\"}}",
+		  WARDEN_OUTCOME_UNAVAILABLE, "", "want action accept" },
+	};
+	json_t *req = parse(offering);
+	size_t i;
+	char msg[256], scope[64], tiny[4];
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		json_t *j = parse(cases[i].res);
+
+		assert_int_equal(warden_mcp_elicit_outcome(j, req, scope, sizeof(scope),
+		                                           msg, sizeof(msg)), cases[i].want);
+		assert_string_equal(scope, cases[i].scope);
+		if (cases[i].want == WARDEN_OUTCOME_UNAVAILABLE) {
+			if (strstr(msg, cases[i].msg) == NULL)
+				fail_msg("case %zu: \"%s\" does not say \"%s\"", i, msg, cases[i].msg);
+		} else {
+			assert_string_equal(msg, cases[i].msg);
+		}
+		json_decref(j);
+	}
+	/* A scope name that does not fit is never cut into another one. */
+	{
+		json_t *j = parse(cases[0].res);
+
+		assert_int_equal(warden_mcp_elicit_outcome(j, req, tiny, sizeof(tiny),
+		                                           msg, sizeof(msg)),
+		                 WARDEN_OUTCOME_UNAVAILABLE);
+		assert_string_equal(tiny, "");
+		json_decref(j);
+	}
+	json_decref(req);
+}
+
+/* The form offers once (the default) and each scope of the request,
+ * titled with its text, escaped; in the 2025-06-18 dialect as enum and
+ * enumNames.  Without scopes, no choice. */
+static void test_elicitation_offers_each_grant_scope_titled(void **state)
+{
+	static const char *const want_values[] = {
+		"allowed-once", "allowed-for-session:exact", "allowed-for-session:prefix:2",
+		"allowed-for-session:prefix:1",
+	};
+	json_t *req = parse(offering), *p, *props, *d, *e;
+	const char *key, *m;
+	size_t i;
+
+	(void)state;
+	p = warden_mcp_elicit_params(req, "2025-11-25");
+	assert_non_null(p);
+	props = json_object_get(json_object_get(p, "requestedSchema"), "properties");
+	/* The choice first, the note after it. */
+	i = 0;
+	json_object_foreach(props, key, e)
+		assert_string_equal(key, i++ == 0 ? "decision" : "message");
+	assert_int_equal(i, 2);
+	assert_null(json_object_get(json_object_get(p, "requestedSchema"), "required"));
+	d = json_object_get(props, "decision");
+	assert_string_equal(json_string_value(json_object_get(d, "type")), "string");
+	assert_string_equal(json_string_value(json_object_get(d, "default")), "allowed-once");
+	assert_null(json_object_get(d, "enum"));
+	assert_int_equal(json_array_size(json_object_get(d, "oneOf")), 4);
+	for (i = 0; i < 4; i++) {
+		e = json_array_get(json_object_get(d, "oneOf"), i);
+		assert_string_equal(json_string_value(json_object_get(e, "const")), want_values[i]);
+	}
+	assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(d, "oneOf"), 0),
+	                                                      "title")), "Only this time");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(d, "oneOf"), 1),
+	                                                      "title")),
+	                    "For this session: exactly `git status` in /w\\x1b[2J");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(d, "oneOf"), 3),
+	                                                      "title")),
+	                    "For this session: `git ...` with any further arguments");
+	m = json_string_value(json_object_get(p, "message"));
+	assert_non_null(strstr(m, "only this time or for this session as chosen under Allow"));
+	json_decref(p);
+
+	p = warden_mcp_elicit_params(req, "2025-06-18");
+	d = json_object_get(json_object_get(json_object_get(p, "requestedSchema"), "properties"),
+	                    "decision");
+	assert_null(json_object_get(d, "oneOf"));
+	assert_null(json_object_get(d, "default"));
+	assert_int_equal(json_array_size(json_object_get(d, "enum")), 4);
+	assert_int_equal(json_array_size(json_object_get(d, "enumNames")), 4);
+	for (i = 0; i < 4; i++)
+		assert_string_equal(json_string_value(json_array_get(json_object_get(d, "enum"), i)),
+		                    want_values[i]);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(d, "enumNames"), 2)),
+	                    "For this session: `git status ...` with any further arguments");
+	json_decref(p);
+
+	/* None offered (an empty list, or none at all): the note alone. */
+	json_object_set_new(req, "grant_scopes", json_array());
+	for (i = 0; i < 2; i++) {
+		p = warden_mcp_elicit_params(req, "2025-11-25");
+		props = json_object_get(json_object_get(p, "requestedSchema"), "properties");
+		assert_int_equal(json_object_size(props), 1);
+		assert_non_null(json_object_get(props, "message"));
+		assert_non_null(strstr(json_string_value(json_object_get(p, "message")),
+		                       "Accept to run it once; decline to refuse."));
+		json_decref(p);
+		json_object_del(req, "grant_scopes");
+	}
+	json_decref(req);
 }
 
 /* What the agent wrote reaches the person escaped: no escape sequence,
@@ -344,7 +519,7 @@ static void test_elicitation_escapes_the_agents_text(void **state)
 	                    "\"requested_mode\":\"danger-full-access\",\"cwd\":\"/w\\u009b\","
 	                    "\"program\":\"/usr/bin/bash\",\"interpreter\":\"/x\\u0007\","
 	                    "\"env_removed\":[\"A\\u001bB\"]}");
-	json_t *p = warden_mcp_elicit_params(req);
+	json_t *p = warden_mcp_elicit_params(req, WARDEN_MCP_LATEST);
 	const char *m;
 
 	(void)state;
@@ -371,7 +546,7 @@ static void test_elicitation_shows_what_runs(void **state)
 	                    "\"requested_mode\":\"danger-full-access\",\"cwd\":\"/w\","
 	                    "\"program\":\"/usr/bin/bash\",\"program_writable\":true,"
 	                    "\"env_removed\":[\"LD_PRELOAD\"],\"path_dropped\":[\"/w/bin\"]}");
-	json_t *p = warden_mcp_elicit_params(req);
+	json_t *p = warden_mcp_elicit_params(req, WARDEN_MCP_LATEST);
 	const char *m;
 
 	(void)state;
@@ -403,6 +578,8 @@ int main(void)
 		cmocka_unit_test(test_network_escalation_in_text_and_elicitation),
 		cmocka_unit_test(test_output_made_utf8_and_cut_head_and_tail),
 		cmocka_unit_test(test_elicitation_answers_map_to_outcomes),
+		cmocka_unit_test(test_elicitation_grants_only_an_offered_scope),
+		cmocka_unit_test(test_elicitation_offers_each_grant_scope_titled),
 		cmocka_unit_test(test_elicitation_shows_what_runs),
 		cmocka_unit_test(test_elicitation_escapes_the_agents_text),
 	};

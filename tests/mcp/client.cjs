@@ -12,12 +12,17 @@
 // (notifications/cancelled: the handler's abort signal fires) when their
 // tool call is cancelled and when no answer came in time; and a
 // connection where nobody can answer (no elicitation, no terminal): no
-// invitation to escalate, and the reasons say why for each answerer.  Each check prints "ok: ..." or
+// invitation to escalate, and the reasons say why for each answerer; and
+// grants: the form offers the request's scopes, the user allows for the
+// session (the identical run is then not asked; `warden grant list` and
+// `revoke` see the grant), and a scope the form did not offer gives no
+// grant and runs nothing.  Each check prints "ok: ..." or
 // "FAIL: ..."; the exit status is the number of failures (capped).
 //
 //   node client.cjs SDK_DIR WARDEN CONFIG_ELICIT CONFIG_WATERFALL CONFIG_SLOW WS OUTSIDE TAG CONFIG_NOBODY
 'use strict';
 
+const { execFileSync } = require('child_process');
 const fs = require('fs');
 const net = require('net');
 const path = require('path');
@@ -461,6 +466,107 @@ async function slowAndMalformed() {
 	sanitizerClean(c, 'slow client');
 }
 
+// `warden grant ARGS...` in the session, as its user would run it: what
+// it printed (parsed for --json: {grants: [...]}), or { error } when it
+// failed.
+function grantCli(session, ...args) {
+	try {
+		const out = execFileSync(warden, ['--config', cfgElicit, '--session', session, 'grant', ...args],
+			{ encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'],
+			  env: { PATH: process.env.PATH, HOME: process.env.HOME || '/root' } });
+		return args.includes('--json') ? JSON.parse(out) : { out };
+	} catch (e) {
+		return { error: `warden grant ${args.join(' ')}: ${e.stderr || e}` };
+	}
+}
+
+async function grants() {
+	console.log('---- allowed for the session through elicitation');
+	let answer = () => ({ action: 'decline' });
+	const asked = [];
+	const c = await connect(cfgElicit, { elicitation: {} }, 'warden-test-grants');
+	const { client } = c;
+	client.setRequestHandler(ElicitRequestSchema, async (req) => {
+		asked.push(req.params);
+		return answer(req.params);
+	});
+	const marker = path.join(outside, 'granted');
+	fs.rmSync(marker, { force: true });
+	const lines = () => (fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8').split('\n').filter(Boolean).length : 0);
+	const run = { name: 'run', arguments: { command: `echo granted-${tag} >> '${marker}'`,
+		escalate: 'danger-full-access', justification: 'the test appends outside the root' } };
+
+	// The user picks the grant the form offers.
+	answer = () => ({ action: 'accept', content: { decision: 'allowed-for-session:exact', message: 'for this session' } });
+	let res = await client.callTool(run);
+	let sc = res.structuredContent || {};
+	const esc = sc.escalation || {};
+	const grant = esc.grant || {};
+	const decision = asked.length === 1 ? ((asked[0].requestedSchema || {}).properties || {}).decision || {} : {};
+	const choices = (decision.oneOf || []).map((o) => o.const);
+	check(asked.length === 1 && JSON.stringify(choices) === JSON.stringify(['allowed-once', 'allowed-for-session:exact']) &&
+	      decision.default === 'allowed-once' && decision.oneOf[0].title === 'Only this time' &&
+	      /^For this session: exactly `bash -c /.test(decision.oneOf[1].title) &&
+	      decision.oneOf[1].title.includes(marker) && decision.oneOf[1].title.includes('danger-full-access') &&
+	      /for this session as chosen under Allow/.test(asked[0].message),
+	      'the elicitation offers once (the default) and the request\'s exact scope, titled with its text',
+	      asked.map((a) => a.requestedSchema));
+	check(sc.class === 'ok' && sc.mode === 'danger-full-access' && esc.outcome === 'allowed-for-session' &&
+	      esc.answerer === 'client' && esc.reason === 'for this session' && grant.scope === 'exact' &&
+	      grant.new === true && /^grant-/.test(grant.id || '') && lines() === 1,
+	      'allowed for the session: the run went ahead and the result names the new grant', sc);
+	const session = sc.session;
+
+	// The same run again: not asked, covered by the grant.
+	answer = () => ({ action: 'decline' });
+	res = await client.callTool(run);
+	sc = res.structuredContent || {};
+	check(asked.length === 1 && sc.class === 'ok' && sc.escalation &&
+	      sc.escalation.outcome === 'allowed-for-session' &&
+	      JSON.stringify(sc.escalation.grant) === JSON.stringify({ id: grant.id, scope: 'exact', new: false }) &&
+	      lines() === 2,
+	      `the identical run is not asked (the handler ran ${asked.length} time(s)) and names the grant`, sc);
+	let list = grantCli(session, 'list', '--json');
+	check(list.grants && list.grants.length === 1 && list.grants[0].id === grant.id && list.grants[0].name === 'exact' &&
+	      list.grants[0].answerer === 'client' && list.grants[0].text.includes(`granted-${tag}`),
+	      'warden grant list --json shows the grant the client gave', list);
+
+	// Revoked: asked again (and declined: nothing runs).
+	const revoked = grantCli(session, 'revoke', grant.id || '');
+	list = grantCli(session, 'list', '--json');
+	check(!revoked.error && list.grants && list.grants.length === 0,
+	      'warden grant revoke: no grant in force', [revoked, list]);
+	res = await client.callTool(run);
+	sc = res.structuredContent || {};
+	check(asked.length === 2 && sc.started === false && sc.escalation && sc.escalation.outcome === 'rejected' &&
+	      !sc.escalation.grant && lines() === 2,
+	      'revoked: the identical run is asked again, and declined nothing runs', sc);
+
+	// A scope the form did not offer: no grant, nothing runs.
+	for (const bad of ['allowed-for-session:prefix:1', 'allowed-for-session:destination']) {
+		answer = () => ({ action: 'accept', content: { decision: bad } });
+		res = await client.callTool(run);
+		sc = res.structuredContent || {};
+		check(sc.started === false && sc.escalation && sc.escalation.outcome === 'unavailable' &&
+		      sc.escalation.answerer === 'client' && /did not offer/.test(sc.escalation.reason || '') &&
+		      !sc.escalation.grant && res.isError === true && lines() === 2,
+		      `a decision the form did not offer (${bad}): unavailable, nothing runs`, sc.escalation);
+	}
+	list = grantCli(session, 'list', '--json');
+	check(list.grants && list.grants.length === 0 && asked.length === 4, 'and no grant was given', list);
+
+	// Accept without a choice: once, no grant.
+	answer = () => ({ action: 'accept' });
+	res = await client.callTool(run);
+	sc = res.structuredContent || {};
+	check(asked.length === 5 && sc.class === 'ok' && sc.escalation && sc.escalation.outcome === 'allowed-once' &&
+	      !sc.escalation.grant && lines() === 3 && (grantCli(session, 'list', '--json').grants || [0]).length === 0,
+	      'accepted with nothing chosen: allowed once, no grant', sc);
+	await client.close();
+	sanitizerClean(c, 'grants');
+	return session;
+}
+
 async function withoutElicitation() {
 	console.log('---- a client without elicitation: the rest of the waterfall decides');
 	const c = await connect(cfgWaterfall, {}, 'warden-test-plain');
@@ -488,9 +594,10 @@ async function withoutElicitation() {
 }
 
 (async () => {
-	let session = '';
+	let session = '', grantSession = '';
 	try {
 		session = await withElicitation();
+		grantSession = await grants();
 		await withoutElicitation();
 		await slowAndMalformed();
 		await withdrawn();
@@ -500,5 +607,7 @@ async function withoutElicitation() {
 	}
 	if (session)
 		console.log(`session: ${session}`);
+	if (grantSession)
+		console.log(`grant session: ${grantSession}`);
 	process.exit(Math.min(failures, 100));
 })();

@@ -7,8 +7,12 @@
 # its user accepting, declining and cancelling an elicitation, gets
 # progress, cancels a long run; a second client without elicitation is
 # answered by the rest of the waterfall; a client that answers too late or
-# malformed makes the client answerer unavailable (never a fall-through).  Then the host's state and the
-# session log are checked here, and the version negotiation by hand.
+# malformed makes the client answerer unavailable (never a fall-through);
+# a client that allows an escalation for the session through the form's
+# decision gives a grant (a later identical run is not asked; warden grant
+# list and revoke see it), and one that chooses a scope the form did not
+# offer gives none.  Then the host's state and the session logs are
+# checked here, and the version negotiation by hand.
 . "$top_srcdir/tests/run/lib.sh"
 
 RULES=$top_builddir/plugins/rules/.libs/rules.so
@@ -79,6 +83,54 @@ assert len(runs) >= 8, len(runs)
 PY
 else
 	fail "the client did not name its session"
+fi
+
+echo "---- the grant the client gave, in the host's state"
+gsession=$(sed -n 's/^grant session: //p' "$T/client.out")
+if [ -n "$gsession" ]; then
+	"$WARDEN" --config "$T/elicit.ini" session show "$gsession" --json >"$T/gevents" 2>"$T/err" ||
+		fail "session show $gsession: $(cat "$T/err")"
+	"$PY" - "$T/gevents" <<'PY' && ok "the log: approval/grant by the client, the covered run, the revoke, no grant from an answer not offered" || fail "the grant session's log"
+import json, sys
+text = open(sys.argv[1]).read()
+try:
+    events = json.loads(text)
+except ValueError:
+    events = [json.loads(l) for l in text.splitlines() if l.strip()]
+if isinstance(events, dict):
+    events = events.get("events", [])
+grants = [e for e in events if e["type"] == "approval/grant"]
+assert len(grants) == 1, grants
+g = grants[0]
+assert g["name"] == "exact" and g["answerer"] == "client", g
+sc = g["scope"]
+assert sc["kind"] == "exact" and sc["argv"][:2] == ["bash", "-c"] and "granted-" in sc["argv"][2], sc
+assert sc["mode"] == "danger-full-access", sc
+d = events[events.index(g) + 1]
+assert d["type"] == "approval/decided" and d["grant"] == g["grant"], d
+assert d["outcome"] == "allowed-for-session" and d["answerer"] == "client", d
+revokes = [e for e in events if e["type"] == "approval/revoke"]
+assert [r["grant"] for r in revokes] == [g["grant"]], revokes
+decided = [(e["outcome"], e.get("answerer"), e.get("grant")) for e in events
+           if e["type"] == "approval/decided"]
+assert decided == [("allowed-for-session", "client", g["grant"]),
+                   ("allowed-for-session", None, g["grant"]),
+                   ("rejected", "client", None),
+                   ("unavailable", "client", None),
+                   ("unavailable", "client", None),
+                   ("allowed-once", "client", None)], decided
+assert "did not offer" in [e for e in events if e["type"] == "approval/decided"][3]["reason"]
+runs = [e for e in events if e["type"] == "sandbox/run"]
+# Three ran (granted, covered, once), three were refused before starting.
+assert [r["mode"] for r in runs if r.get("class") == "ok"] == ["danger-full-access"] * 3, runs
+assert len([r for r in runs if r.get("started") is False]) == 3, runs
+PY
+	"$WARDEN" --config "$T/elicit.ini" --session "$gsession" grant list --json >"$T/out" 2>"$T/err" &&
+		"$PY" -c 'import json, sys; assert json.load(open(sys.argv[1]))["grants"] == []' "$T/out" &&
+		ok "warden grant list: nothing in force after the revoke" ||
+		fail "grant list after the revoke: $(cat "$T/out" "$T/err")"
+else
+	fail "the client did not name its grant session"
 fi
 
 echo "---- version negotiation, by hand"
