@@ -11,6 +11,7 @@
 #   - the command never holds the descriptor;
 #   - a descriptor that is not open or not a socket is a usage error.
 . "$top_srcdir/tests/run/lib.sh"
+grantable_tree
 
 mkdir "$T/bin"
 cat >"$T/bin/prog" <<EOF

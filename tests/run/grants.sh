@@ -27,21 +27,7 @@ ZOO_SO=$top_builddir/tests/zoo/.libs/zoo_answerer.so
 for f in "$EXEC_SO" "$FIVE_SO" "$ZOO_SO"; do
 	[ -e "$f" ] || { echo "FAIL: $f was not built"; exit 1; }
 done
-# No program under a temp directory can be granted, so a build tree
-# under /tmp (a clone there) moves the test's directory under the home's
-# cache, which is no temp directory.
-case $(cd "$T" && pwd -P) in
-/tmp/*|/var/tmp/*|/dev/shm/*)
-	base=${HOME:-/root}/.cache
-	case $(mkdir -p "$base" && cd "$base" && pwd -P) in
-	''|/tmp/*|/var/tmp/*|/dev/shm/*)
-		echo "FAIL: the build tree and \$HOME/.cache ($base) are under a temp directory: no program there can be granted"; exit 1 ;;
-	esac
-	NT=$(mktemp -d "$base/warden-grants.XXXXXX") || { echo "FAIL: mktemp -d in $base"; exit 1; }
-	cp -a "$T/." "$NT/" && rm -rf "$T" && T=$NT ||
-		{ echo "FAIL: cannot move the test's directory to $NT"; exit 1; }
-	echo "note: the build tree is under a temp directory; this test runs in $T" ;;
-esac
+grantable_tree
 WS=$(cd "$T/ws" && pwd -P)
 mkdir "$T/bin" "$T/ws/sub" "$T/plugins"
 cp "$FIVE_SO" "$ZOO_SO" "$T/plugins/"

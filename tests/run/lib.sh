@@ -23,6 +23,24 @@ echo original >"$T/outside/file"
 # of them can be found afterwards.
 TAG=$(( ($$ % 9000) + 1000 ))
 
+# No program under a temp directory can be granted, so a test of grants
+# whose build tree is under /tmp (a clone there) moves its directory under
+# the home's cache, which is no temp directory.
+grantable_tree() {
+	case $(cd "$T" && pwd -P) in
+	/tmp/*|/var/tmp/*|/dev/shm/*)
+		base=${HOME:-/root}/.cache
+		case $(mkdir -p "$base" && cd "$base" && pwd -P) in
+		''|/tmp/*|/var/tmp/*|/dev/shm/*)
+			echo "FAIL: the build tree and \$HOME/.cache ($base) are under a temp directory: no program there can be granted"; exit 1 ;;
+		esac
+		NT=$(mktemp -d "$base/warden-grants.XXXXXX") || { echo "FAIL: mktemp -d in $base"; exit 1; }
+		cp -a "$T/." "$NT/" && rm -rf "$T" && T=$NT ||
+			{ echo "FAIL: cannot move the test's directory to $NT"; exit 1; }
+		echo "note: the build tree is under a temp directory; this test runs in $T" ;;
+	esac
+}
+
 fail() {
 	echo "FAIL: $*"
 	failures=$((failures + 1))
