@@ -69,6 +69,10 @@ struct conn {
 	long long deadline;             /* ms, CLOCK_MONOTONIC; 0 none */
 	unsigned char *c2s, *s2c;       /* relay buffers */
 	size_t c2s_len, s2c_len;
+	/* Once its buffer is empty, each direction moves through a pipe by
+	 * splice(2) (the bytes never enter the proxy); -1: buffers only. */
+	int c2s_pipe[2], s2c_pipe[2];
+	size_t c2s_piped, s2c_piped;
 	int c_eof, s_eof, c_shut, s_shut;
 	unsigned long long up, down;
 	long long seq;                  /* arrival, for the question queue */
@@ -158,6 +162,7 @@ static void log_conn(struct proxy *p, struct conn *c, const char *decision)
 static void conn_free(struct proxy *p, int i, const char *decision)
 {
 	struct conn *c = p->c[i];
+	int k;
 
 	if (decision != NULL)
 		log_conn(p, c, decision);
@@ -173,6 +178,12 @@ static void conn_free(struct proxy *p, int i, const char *decision)
 	}
 	if (c->job_fd >= 0)
 		close(c->job_fd);
+	for (k = 0; k < 2; k++) {
+		if (c->c2s_pipe[k] >= 0)
+			close(c->c2s_pipe[k]);
+		if (c->s2c_pipe[k] >= 0)
+			close(c->s2c_pipe[k]);
+	}
 	free(c->c2s);
 	free(c->s2c);
 	free(c);
@@ -579,6 +590,17 @@ static void resolved(struct proxy *p, struct conn *c)
 
 /* ----------------------------------------------------------- connecting */
 
+/* A relay direction's pipe (both ends -1 when none can be made: the
+ * buffer carries everything then). */
+static void relay_pipe(int pp[2])
+{
+	if (pipe2(pp, O_NONBLOCK | O_CLOEXEC) < 0) {
+		pp[0] = pp[1] = -1;
+		return;
+	}
+	fcntl(pp[1], F_SETPIPE_SZ, WARDEN_PROXY_PIPE);
+}
+
 static void start_relay(struct proxy *p, struct conn *c)
 {
 	static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
@@ -623,6 +645,8 @@ static void start_relay(struct proxy *p, struct conn *c)
 	memcpy(c->c2s + c->c2s_len, c->head + c->req.consumed, rest);
 	c->c2s_len += rest;
 	c->up += c->c2s_len;
+	relay_pipe(c->c2s_pipe);
+	relay_pipe(c->s2c_pipe);
 	c->state = S_RELAY;
 	c->deadline = 0;
 }
@@ -756,13 +780,42 @@ static void head_input(struct proxy *p, struct conn *c)
 
 /* --------------------------------------------------------------- relay */
 
-/* Moves bytes from fd into buf (room permitting). */
-static int fill(int fd, unsigned char *buf, size_t *len, int *eof, unsigned long long *count)
+/* Whether a direction wants input: room in its buffer while that holds
+ * bytes (or there is no pipe), else an empty pipe.  (A pipe is refilled
+ * only once emptied: its room is counted in pages, not bytes, so a
+ * half-full pipe may take nothing and the loop would spin.) */
+static int want_in(int eof, size_t len, const int pp[2], size_t piped)
+{
+	if (eof)
+		return 0;
+	if (len > 0 || pp[1] < 0)
+		return len < WARDEN_PROXY_BUF;
+	return piped == 0;
+}
+
+/* Moves bytes from fd into buf (room permitting), or, the buffer empty,
+ * into the pipe. */
+static int fill(int fd, unsigned char *buf, size_t *len, int *eof,
+                unsigned long long *count, const int pp[2], size_t *piped)
 {
 	ssize_t n;
 
-	if (*eof || *len >= WARDEN_PROXY_BUF)
+	if (!want_in(*eof, *len, pp, *piped))
 		return 0;
+	if (*len == 0 && pp[1] >= 0) {
+		n = splice(fd, NULL, pp[1], NULL, WARDEN_PROXY_PIPE,
+		           SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		if (n > 0) {
+			*piped += (size_t)n;
+			*count += (unsigned long long)n;
+			return 0;
+		}
+		if (n == 0) {
+			*eof = 1;
+			return 0;
+		}
+		return errno == EAGAIN || errno == EINTR ? 0 : -1;
+	}
 	n = read(fd, buf + *len, WARDEN_PROXY_BUF - *len);
 	if (n > 0) {
 		*len += (size_t)n;
@@ -776,10 +829,20 @@ static int fill(int fd, unsigned char *buf, size_t *len, int *eof, unsigned long
 	return errno == EAGAIN || errno == EINTR ? 0 : -1;
 }
 
-static int drain(int fd, unsigned char *buf, size_t *len)
+/* Sends what the buffer holds, then (the buffer empty) what the pipe
+ * holds: the buffer's bytes came first. */
+static int drain(int fd, unsigned char *buf, size_t *len, const int pp[2], size_t *piped)
 {
 	ssize_t n;
 
+	if (*len == 0 && piped != NULL && *piped > 0) {
+		n = splice(pp[0], NULL, fd, NULL, *piped, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		if (n > 0) {
+			*piped -= (size_t)n;
+			return 0;
+		}
+		return n < 0 && (errno == EAGAIN || errno == EINTR) ? 0 : -1;
+	}
 	if (*len == 0)
 		return 0;
 	n = send(fd, buf, *len, MSG_NOSIGNAL);
@@ -808,6 +871,7 @@ static void add_conn(struct proxy *p, int fd)
 	c->cfd = fd;
 	c->sfd = -1;
 	c->job_fd = -1;
+	c->c2s_pipe[0] = c->c2s_pipe[1] = c->s2c_pipe[0] = c->s2c_pipe[1] = -1;
 	c->state = S_HEAD;
 	c->seq = p->next_seq++;
 	c->deadline = now_ms() + HEAD_MS;
@@ -945,11 +1009,11 @@ static void conn_events(struct conn *c, struct pollfd *pf, int *n)
 		break;
 	case S_RELAY:
 		pf[0].fd = c->cfd;
-		pf[0].events = (!c->c_eof && c->c2s_len < WARDEN_PROXY_BUF ? POLLIN : 0) |
-		               (c->s2c_len ? POLLOUT : 0);
+		pf[0].events = (want_in(c->c_eof, c->c2s_len, c->c2s_pipe, c->c2s_piped) ? POLLIN : 0) |
+		               (c->s2c_len || c->s2c_piped ? POLLOUT : 0);
 		pf[1].fd = c->sfd;
-		pf[1].events = (!c->s_eof && c->s2c_len < WARDEN_PROXY_BUF ? POLLIN : 0) |
-		               (c->c2s_len ? POLLOUT : 0);
+		pf[1].events = (want_in(c->s_eof, c->s2c_len, c->s2c_pipe, c->s2c_piped) ? POLLIN : 0) |
+		               (c->c2s_len || c->c2s_piped ? POLLOUT : 0);
 		break;
 	case S_REFUSING:
 		pf[0].fd = c->cfd;
@@ -973,7 +1037,7 @@ static int conn_step(struct proxy *p, struct conn *c, const struct pollfd *pf)
 	switch (c->state) {
 	case S_HEAD:
 	case S_SOCKS_REQ:
-		if (pf[0].revents & POLLOUT && drain(c->cfd, c->s2c, &c->s2c_len) < 0)
+		if (pf[0].revents & POLLOUT && drain(c->cfd, c->s2c, &c->s2c_len, NULL, NULL) < 0)
 			return 1;
 		if (pf[0].revents & (POLLIN | POLLHUP | POLLERR))
 			head_input(p, c);
@@ -989,25 +1053,25 @@ static int conn_step(struct proxy *p, struct conn *c, const struct pollfd *pf)
 		return 0;
 	case S_RELAY:
 		if (pf[0].revents & (POLLIN | POLLHUP | POLLERR) &&
-		    fill(c->cfd, c->c2s, &c->c2s_len, &c->c_eof, &c->up) < 0)
+		    fill(c->cfd, c->c2s, &c->c2s_len, &c->c_eof, &c->up, c->c2s_pipe, &c->c2s_piped) < 0)
 			return 1;
 		if (pf[1].revents & (POLLIN | POLLHUP | POLLERR) &&
-		    fill(c->sfd, c->s2c, &c->s2c_len, &c->s_eof, &c->down) < 0)
+		    fill(c->sfd, c->s2c, &c->s2c_len, &c->s_eof, &c->down, c->s2c_pipe, &c->s2c_piped) < 0)
 			return 1;
-		if (drain(c->sfd, c->c2s, &c->c2s_len) < 0 ||
-		    drain(c->cfd, c->s2c, &c->s2c_len) < 0)
+		if (drain(c->sfd, c->c2s, &c->c2s_len, c->c2s_pipe, &c->c2s_piped) < 0 ||
+		    drain(c->cfd, c->s2c, &c->s2c_len, c->s2c_pipe, &c->s2c_piped) < 0)
 			return 1;
-		if (c->c_eof && c->c2s_len == 0 && !c->s_shut) {
+		if (c->c_eof && c->c2s_len == 0 && c->c2s_piped == 0 && !c->s_shut) {
 			shutdown(c->sfd, SHUT_WR);
 			c->s_shut = 1;
 		}
-		if (c->s_eof && c->s2c_len == 0 && !c->c_shut) {
+		if (c->s_eof && c->s2c_len == 0 && c->s2c_piped == 0 && !c->c_shut) {
 			shutdown(c->cfd, SHUT_WR);
 			c->c_shut = 1;
 		}
 		return c->c_shut && c->s_shut;
 	case S_REFUSING:
-		if (c->s2c_len == 0 || drain(c->cfd, c->s2c, &c->s2c_len) < 0)
+		if (c->s2c_len == 0 || drain(c->cfd, c->s2c, &c->s2c_len, NULL, NULL) < 0)
 			return 1;
 		return c->s2c_len == 0;
 	default:

@@ -56,6 +56,9 @@ struct warden_program;
 
 #define WARDEN_PROXY_CONNS_MAX 128
 #define WARDEN_PROXY_BUF (64 * 1024)
+/* The pipe each relay direction asks for (splice; the kernel may give
+ * less). */
+#define WARDEN_PROXY_PIPE (256 * 1024)
 #define WARDEN_PROXY_ASK_MS 120000
 /* The most refused destinations a run reports. */
 #define WARDEN_PROXY_REFUSED_MAX 32
