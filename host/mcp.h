@@ -16,6 +16,8 @@
 
 #include <stddef.h>
 
+#include "wconfig.h"
+
 struct json_t;
 
 #define WARDEN_MCP_LATEST "2025-11-25"
@@ -26,7 +28,7 @@ struct json_t;
 
 /* The longest output of each stream a tool result carries: the first and
  * the last half of it, with a line in between saying what was left out. */
-#define WARDEN_MCP_OUTPUT_MAX (256 * 1024)
+#define WARDEN_MCP_OUTPUT_MAX WARDEN_OUTPUT_LIMIT_DEFAULT
 
 /* The version to answer an initialize that asked for `requested` (may be
  * NULL). */
