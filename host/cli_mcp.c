@@ -15,8 +15,10 @@
  *                         the client elicits
  *   tools/list            run, session_state
  *   tools/call run        a run of the consumer, as `warden run -c`
- *                         would do it in the session; output gathered
- *                         for the result, progress notifications when
+ *                         would do it in the session (its stdin the
+ *                         call's text, else none); output gathered for
+ *                         the result (each stream, or both as one, head
+ *                         and tail), progress notifications when
  *                         the call carries a progressToken (at the
  *                         start, every second, and as output comes)
  *   notifications/cancelled  cancels the run of that request id
@@ -247,7 +249,10 @@ static void run_output(struct warden_server *srv, void *arg, int fd,
 {
 	struct call *c = arg;
 
+	/* Merged, both streams go to out in the order they came; err counts. */
 	warden_mcp_output_add(fd == 2 ? &c->err : &c->out, buf, len);
+	if (fd == 2 && c->err.count_only)
+		warden_mcp_output_add(&c->out, buf, len);
 	if (c->progress_token == NULL)
 		return;
 	keep_last_line(c, buf, len);
@@ -370,6 +375,7 @@ static void call_run(struct warden_server *srv, struct mcp *m, json_t *id,
 	}
 	c->m = m;
 	c->out.half = c->err.half = m->cfg->output_limit / 2;
+	c->err.count_only = a.merge_output;
 	c->id = json_incref(id);
 	c->start_ms = now_ms();
 	c->progress_token = json_incref(json_object_get(json_object_get(params, "_meta"),
@@ -392,6 +398,7 @@ static void call_run(struct warden_server *srv, struct mcp *m, json_t *id,
 	req.escalate_network = a.escalate_network;
 	req.justification = a.justification;
 	req.cwd = a.cwd != NULL ? a.cwd : m->root;
+	req.stdin_text = a.stdin_text;
 	req.call_id = call_id;
 	req.pipe_stdout = 1;
 	req.cwd_from_root = 1;

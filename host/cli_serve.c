@@ -1054,7 +1054,7 @@ static void m_run(struct warden_server *srv, json_t *id, json_t *params, void *u
 {
 	static const char *const keys[] = {
 		"command", "argv", "timeout_s", "require_full", "cwd", "call_id",
-		"escalate", "escalate_network", "justification", "session", NULL,
+		"escalate", "escalate_network", "justification", "session", "stdin", NULL,
 	};
 	struct serve *sv = ud;
 	struct warden_run_request req;
@@ -1077,8 +1077,14 @@ static void m_run(struct warden_server *srv, json_t *id, json_t *params, void *u
 	    str_param(srv, id, "run", params, "escalate", 0, &escalate) < 0 ||
 	    bool_param(srv, id, "run", params, "escalate_network", &req.escalate_network) < 0 ||
 	    str_param(srv, id, "run", params, "justification", 0, &req.justification) < 0 ||
+	    str_param(srv, id, "run", params, "stdin", 0, &req.stdin_text) < 0 ||
 	    session_param(sv, srv, id, "run", params, &req.session_id) < 0)
 		return;
+	if (req.stdin_text != NULL && strlen(req.stdin_text) > WARDEN_RUN_STDIN_MAX) {
+		bad_params(srv, id, "run: stdin is %zu bytes, more than the %d (1 MiB) a run takes: write it to a file and have the command read that",
+		           strlen(req.stdin_text), WARDEN_RUN_STDIN_MAX);
+		return;
+	}
 	if (req.command == NULL && argc == 0) {
 		bad_params(srv, id, "run: no command: give command (a shell command) or argv (an array of strings)");
 		return;

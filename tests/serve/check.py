@@ -285,6 +285,16 @@ def runs(c, sid):
     c.call("mode.set", {"mode": "workspace-write", "session": sid})
     c.wait(other, q_other)
 
+    r, out, err = c.run({"command": "cat; wc -c", "stdin": "line one\nline two\n",
+                         "session": sid})
+    check(r["class"] == "ok" and out == b"line one\nline two\n0\n",
+          "run: stdin is the text given, read to its end", (r, out, err))
+    expect_error(lambda: c.call("run", {"command": "cat", "stdin": "x" * (1024 * 1024 + 1),
+                                        "session": sid}),
+                 -32602, "1 MiB", "run: stdin above 1 MiB is refused, saying the limit")
+    r, out, err = c.run({"argv": ["readlink", "/proc/self/fd/0"], "session": sid})
+    check(out == b"/dev/null\n", "run: the next run's stdin is /dev/null again", out)
+
     r, out, err = c.run({"command": "echo x > ../outside/new", "session": sid})
     check(r["class"] == "denied" and r["status"] != 0
           and not os.path.exists(os.path.join(T, "outside", "new")),
