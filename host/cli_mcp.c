@@ -59,6 +59,7 @@
 #include "mcp.h"
 #include "policy.h"
 #include "run.h"
+#include "screen.h"
 #include "server.h"
 #include "session.h"
 #include "vocab.h"
@@ -198,6 +199,7 @@ static void call_free(struct call *c)
 static void keep_last_line(struct call *c, const char *buf, size_t len)
 {
 	const char *end = buf + len, *start;
+	char *shown;
 	size_t n;
 
 	while (end > buf && (end[-1] == '\n' || end[-1] == '\r'))
@@ -206,10 +208,15 @@ static void keep_last_line(struct call *c, const char *buf, size_t len)
 		return;
 	for (start = end; start > buf && start[-1] != '\n'; start--)
 		;
-	n = (size_t)(end - start) < sizeof(c->last_line) - 1 ? (size_t)(end - start)
-	                                                     : sizeof(c->last_line) - 1;
-	memcpy(c->last_line, start, n);
+	/* As a screen shows it: no colours, a progress bar's last state. */
+	shown = warden_screen_text(start, (size_t)(end - start), &n);
+	if (shown == NULL)
+		return;
+	if (n > sizeof(c->last_line) - 1)
+		n = sizeof(c->last_line) - 1;
+	memcpy(c->last_line, shown, n);
 	c->last_line[n] = '\0';
+	free(shown);
 	for (n = 0; c->last_line[n] != '\0'; n++)
 		if ((unsigned char)c->last_line[n] < 0x20)
 			c->last_line[n] = ' ';

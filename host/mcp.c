@@ -13,6 +13,7 @@
 
 #include "mcp.h"
 #include "run.h"
+#include "screen.h"
 #include "text.h"
 #include "vocab.h"
 #include "wjson.h"
@@ -405,48 +406,43 @@ void warden_mcp_output_free(struct warden_mcp_output *o)
 	memset(o, 0, sizeof(*o));
 }
 
-/* The output as valid UTF-8 (invalid bytes and NUL as '?'): the head,
- * a line saying what was left out, the tail. */
+/* The output as a screen shows it (host/screen.h: no escape sequence, no
+ * control, carriage returns laid over; valid UTF-8): the head, a line
+ * saying what was left out, the tail, each part shown apart so that
+ * nothing cut at the gap reaches across it. */
 static char *output_text(const struct warden_mcp_output *o)
 {
-	unsigned long long left = 0;
-	char mid[96] = "";
-	size_t n, i, m;
-	char *copy, *s;
-	json_t *j;
+	char mid[96] = "", *head = NULL, *tail = NULL, *ring = NULL, *copy = NULL;
+	size_t nh = 0, nt = 0, m;
 
 	if (o == NULL || o->count_only)
 		return strdup("");
-	if (o->total > o->nhead + o->ntail) {
-		left = o->total - o->nhead - o->ntail;
-		snprintf(mid, sizeof(mid), "\n[... %llu bytes left out ...]\n", left);
-	}
+	if (o->total > o->nhead + o->ntail)
+		snprintf(mid, sizeof(mid), "\n[... %llu bytes left out ...]\n",
+		         o->total - o->nhead - o->ntail);
 	m = strlen(mid);
-	n = o->nhead + m + o->ntail;
-	copy = malloc(n + 1);
-	if (copy == NULL)
-		return NULL;
-	if (o->nhead > 0)
-		memcpy(copy, o->head, o->nhead);
-	memcpy(copy + o->nhead, mid, m);
-	if (o->ntail < HALF) {
-		if (o->ntail > 0)
-			memcpy(copy + o->nhead + m, o->tail, o->ntail);
-	} else {
-		memcpy(copy + o->nhead + m, o->tail + o->tpos, HALF - o->tpos);
-		memcpy(copy + o->nhead + m + HALF - o->tpos, o->tail, o->tpos);
+	if (o->ntail > 0 && (ring = malloc(o->ntail)) != NULL) {
+		if (o->ntail < HALF) {
+			memcpy(ring, o->tail, o->ntail);
+		} else {
+			memcpy(ring, o->tail + o->tpos, HALF - o->tpos);
+			memcpy(ring + HALF - o->tpos, o->tail, o->tpos);
+		}
 	}
-	for (i = 0; i < n; i++)
-		if (copy[i] == '\0')
-			copy[i] = '?';
-	copy[n] = '\0';
-	j = warden_json_string_lossy(copy);
-	free(copy);
-	if (j == NULL)
-		return NULL;
-	s = strdup(json_string_value(j));
-	json_decref(j);
-	return s;
+	if ((o->ntail > 0 && ring == NULL) ||
+	    (head = warden_screen_text(o->head != NULL ? o->head : "", o->nhead, &nh)) == NULL ||
+	    (tail = warden_screen_text(ring != NULL ? ring : "", o->ntail, &nt)) == NULL ||
+	    (copy = malloc(nh + m + nt + 1)) == NULL)
+		goto out;
+	memcpy(copy, head, nh);
+	memcpy(copy + nh, mid, m);
+	memcpy(copy + nh + m, tail, nt);
+	copy[nh + m + nt] = '\0';
+out:
+	free(ring);
+	free(head);
+	free(tail);
+	return copy;
 }
 
 static const char *str(const json_t *o, const char *key)
@@ -580,6 +576,16 @@ static char *run_text(const json_t *r)
 	return t;
 }
 
+/* t as a screen shows it (its stderr lines may hold anything); t is
+ * freed. */
+static char *screen(char *t)
+{
+	char *s = warden_screen_text(t, strlen(t), NULL);
+
+	free(t);
+	return s;
+}
+
 /* The number of bytes of o the text leaves out. */
 static unsigned long long left_out(const struct warden_mcp_output *o)
 {
@@ -616,6 +622,7 @@ json_t *warden_mcp_run_result(const json_t *result,
 	json_t *sc = NULL, *res = NULL, *content = NULL, *status;
 
 	if (o == NULL || e == NULL || (text = run_text(result)) == NULL ||
+	    (text = screen(text)) == NULL ||
 	    (sc = json_deep_copy(result)) == NULL ||
 	    (content = json_pack("[{s:s,s:o}]", "type", "text", "text",
 	                         warden_json_string_lossy(text))) == NULL)

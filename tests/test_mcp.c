@@ -334,7 +334,7 @@ static void test_output_made_utf8_and_cut_head_and_tail(void **state)
 	for (i = 0; i < n; i++)
 		big[i] = (char)('a' + i % 26);
 	big[n] = '\0';
-	memcpy(big, "\xff\x00head", 6);
+	memcpy(big, "\xff\xfehead", 6);
 	/* In chunks of odd sizes, so the ring wraps at every offset. */
 	for (i = 0, chunk = 1; i < n; i += chunk, chunk = chunk * 3 % 70001 + 1)
 		assert_int_equal(warden_mcp_output_add(&o, big + i, i + chunk <= n ? chunk : n - i), 0);
@@ -355,6 +355,19 @@ static void test_output_made_utf8_and_cut_head_and_tail(void **state)
 	assert_memory_equal(out + WARDEN_MCP_OUTPUT_MAX / 2, want, strlen(want));
 	assert_string_equal(out + WARDEN_MCP_OUTPUT_MAX / 2 + strlen(want),
 	                    big + n - WARDEN_MCP_OUTPUT_MAX / 2);
+	json_decref(res);
+
+	/* What a terminal would act on is not in the text: colours go, a
+	 * carriage return overwrites, in the text of the run too. */
+	warden_mcp_output_free(&o);
+	assert_int_equal(warden_mcp_output_add(&o, "\x1b[31mred\x1b[0m\r\n10%\r100%\n", 23), 0);
+	json_object_set_new(r, "hint", json_string("\x1b]0;title\x07" "a \x1b[1mhint"));
+	res = warden_mcp_run_result(r, &o, NULL);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(
+		json_object_get(res, "content"), 1), "text")), "--- stdout\nred\n100%\n");
+	if (strstr(result_text(res), "failed, not denied: a hint\n") == NULL)
+		fail_msg("text: %s", result_text(res));
+	json_object_del(r, "hint");
 	json_decref(res);
 
 	/* Short output is whole. */
