@@ -15,8 +15,10 @@
  *                         the client elicits
  *   tools/list            run, session_state
  *   tools/call run        a run of the consumer, as `warden run -c`
- *                         would do it in the session; output gathered
- *                         for the result, progress notifications when
+ *                         would do it in the session (its stdin the
+ *                         call's text, else none); output gathered for
+ *                         the result (each stream, or both as one, head
+ *                         and tail), progress notifications when
  *                         the call carries a progressToken (at the
  *                         start, every second, and as output comes)
  *   notifications/cancelled  cancels the run of that request id
@@ -59,6 +61,7 @@
 #include "mcp.h"
 #include "policy.h"
 #include "run.h"
+#include "screen.h"
 #include "server.h"
 #include "session.h"
 #include "vocab.h"
@@ -209,6 +212,7 @@ static void call_free(struct call *c)
 static void keep_last_line(struct call *c, const char *buf, size_t len)
 {
 	const char *end = buf + len, *start;
+	char *shown;
 	size_t n;
 
 	while (end > buf && (end[-1] == '\n' || end[-1] == '\r'))
@@ -217,10 +221,15 @@ static void keep_last_line(struct call *c, const char *buf, size_t len)
 		return;
 	for (start = end; start > buf && start[-1] != '\n'; start--)
 		;
-	n = (size_t)(end - start) < sizeof(c->last_line) - 1 ? (size_t)(end - start)
-	                                                     : sizeof(c->last_line) - 1;
-	memcpy(c->last_line, start, n);
+	/* As a screen shows it: no colours, a progress bar's last state. */
+	shown = warden_screen_text(start, (size_t)(end - start), &n);
+	if (shown == NULL)
+		return;
+	if (n > sizeof(c->last_line) - 1)
+		n = sizeof(c->last_line) - 1;
+	memcpy(c->last_line, shown, n);
 	c->last_line[n] = '\0';
+	free(shown);
 	for (n = 0; c->last_line[n] != '\0'; n++)
 		if ((unsigned char)c->last_line[n] < 0x20)
 			c->last_line[n] = ' ';
@@ -260,7 +269,10 @@ static void run_output(struct warden_server *srv, void *arg, int fd,
 {
 	struct call *c = arg;
 
+	/* Merged, both streams go to out in the order they came; err counts. */
 	warden_mcp_output_add(fd == 2 ? &c->err : &c->out, buf, len);
+	if (fd == 2 && c->err.count_only)
+		warden_mcp_output_add(&c->out, buf, len);
 	if (c->progress_token == NULL)
 		return;
 	keep_last_line(c, buf, len);
@@ -383,6 +395,7 @@ static void call_run(struct warden_server *srv, struct mcp *m, json_t *id,
 	}
 	c->m = m;
 	c->out.half = c->err.half = m->cfg->output_limit / 2;
+	c->err.count_only = a.merge_output;
 	c->id = json_incref(id);
 	c->start_ms = now_ms();
 	c->progress_token = json_incref(json_object_get(json_object_get(params, "_meta"),
@@ -405,6 +418,7 @@ static void call_run(struct warden_server *srv, struct mcp *m, json_t *id,
 	req.escalate_network = a.escalate_network;
 	req.justification = a.justification;
 	req.cwd = a.cwd != NULL ? a.cwd : m->root;
+	req.stdin_text = a.stdin_text;
 	req.call_id = call_id;
 	req.pipe_stdout = 1;
 	req.cwd_from_root = 1;

@@ -74,7 +74,9 @@ static void usage(FILE *f)
 	        "session.state, mode.set, network, network.set, policy.set,\n"
 	        "preset.list, preset.select, preset.current, config.check,\n"
 	        "plugins, confine, approve, run, cancel.  A run's output comes as run.output notifications\n"
-	        "(base64), its result as the response; approvals asked of the\n"
+	        "(base64, numbered by seq across both streams; at most output_limit\n"
+	        "bytes, head and tail, a run.left_out notification between them),\n"
+	        "its result as the response; approvals asked of the\n"
 	        "client come as approval.ask requests, and approval.withdrawn\n"
 	        "notifications void those no longer asked.  See warden(1).\n"
 	        "\n"
@@ -864,22 +866,135 @@ static void m_approve(struct warden_server *srv, json_t *id, json_t *params, voi
 
 /* ------------------------------------------------------------------ run */
 
-struct running {
-	json_t *id;
+/*
+ * A run's output as the client gets it: every run.output notification
+ * carries "seq", one count across both streams in the order the output
+ * came, so that a client can rebuild the interleaving.  At most
+ * output_limit bytes of a run reach the client: the first half streams
+ * as it comes; past it, the last half is kept (a queue of pieces, oldest
+ * trimmed first) and sent when the run ends, after a run.left_out
+ * notification that says how many bytes of each stream were left out.
+ */
+struct piece {
+	struct piece *next;
+	int fd;                     /* 1 or 2 */
+	size_t off, len;            /* what is still kept: data[off..len) */
+	char data[];
 };
 
-static void run_output(struct warden_server *srv, void *arg, int fd,
-                       const char *p, size_t n)
+struct running {
+	json_t *id;
+	unsigned long long seq;     /* the last one sent */
+	size_t half;                /* output_limit / 2 */
+	size_t sent;                /* bytes streamed as the head */
+	struct piece *first, *last; /* the tail, oldest first */
+	size_t kept;                /* bytes in it */
+	unsigned long long total[3], left_out[3]; /* by fd: 1, 2 */
+};
+
+static void output_notify(struct warden_server *srv, struct running *x, int fd,
+                          const char *p, size_t n)
 {
-	struct running *x = arg;
 	char *b = base64((const unsigned char *)p, n);
 
 	if (b == NULL)
 		return;
 	warden_server_notify(srv, "run.output",
-	                     json_pack("{s:O,s:s,s:s}", "id", x->id, "stream",
+	                     json_pack("{s:O,s:I,s:s,s:s}", "id", x->id,
+	                               "seq", (json_int_t)++x->seq, "stream",
 	                               fd == 1 ? "stdout" : "stderr", "data", b));
 	free(b);
+}
+
+static void run_output(struct warden_server *srv, void *arg, int fd,
+                       const char *p, size_t n)
+{
+	struct running *x = arg;
+	struct piece *q;
+	size_t k;
+
+	fd = fd == 2 ? 2 : 1;
+	x->total[fd] += n;
+	if (x->sent < x->half) {
+		k = n < x->half - x->sent ? n : x->half - x->sent;
+		output_notify(srv, x, fd, p, k);
+		x->sent += k;
+		p += k;
+		n -= k;
+	}
+	if (n == 0)
+		return;
+	if (n > x->half) {
+		x->left_out[fd] += n - x->half;
+		p += n - x->half;
+		n = x->half;
+	}
+	q = malloc(sizeof(*q) + n);
+	if (q == NULL) {
+		x->left_out[fd] += n;
+		return;
+	}
+	q->next = NULL;
+	q->fd = fd;
+	q->off = 0;
+	q->len = n;
+	memcpy(q->data, p, n);
+	if (x->last != NULL)
+		x->last->next = q;
+	else
+		x->first = q;
+	x->last = q;
+	x->kept += n;
+	/* Trim the oldest down to the last half. */
+	while (x->kept > x->half) {
+		struct piece *f = x->first;
+		size_t drop = f->len - f->off;
+
+		if (drop > x->kept - x->half)
+			drop = x->kept - x->half;
+		f->off += drop;
+		x->kept -= drop;
+		x->left_out[f->fd] += drop;
+		if (f->off == f->len) {
+			x->first = f->next;
+			if (x->first == NULL)
+				x->last = NULL;
+			free(f);
+		}
+	}
+}
+
+/* At the end: what was left out, then the tail. */
+static void output_flush(struct warden_server *srv, struct running *x)
+{
+	struct piece *q;
+
+	if (x->left_out[1] + x->left_out[2] > 0)
+		warden_server_notify(srv, "run.left_out",
+		                     json_pack("{s:O,s:I,s:I,s:I,s:I}", "id", x->id,
+		                               "seq", (json_int_t)++x->seq,
+		                               "bytes", (json_int_t)(x->left_out[1] + x->left_out[2]),
+		                               "stdout", (json_int_t)x->left_out[1],
+		                               "stderr", (json_int_t)x->left_out[2]));
+	while ((q = x->first) != NULL) {
+		output_notify(srv, x, q->fd, q->data + q->off, q->len - q->off);
+		x->first = q->next;
+		free(q);
+	}
+	x->last = NULL;
+	x->kept = 0;
+}
+
+static void running_free(struct running *x)
+{
+	struct piece *q;
+
+	while ((q = x->first) != NULL) {
+		x->first = q->next;
+		free(q);
+	}
+	json_decref(x->id);
+	free(x);
 }
 
 static void run_notice(struct warden_server *srv, void *arg, const char *line)
@@ -902,6 +1017,7 @@ static void run_done(struct warden_server *srv, void *arg,
 {
 	struct running *x = arg;
 
+	output_flush(srv, x);
 	if (o->r < 0) {
 		warden_server_error(srv, x->id, o->cancelled ? WARDEN_EREFUSED : o->status,
 		                    o->cancelled ? "cancelled" : o->err.msg,
@@ -910,12 +1026,18 @@ static void run_done(struct warden_server *srv, void *arg,
 	} else {
 		json_t *res = json_deep_copy(o->report);
 
-		if (res != NULL)
+		if (res != NULL) {
 			json_object_set_new(res, "cancelled", json_boolean(o->cancelled));
+			json_object_set_new(res, "output", json_pack(
+				"{s:I,s:I,s:I,s:I,s:I}", "limit", (json_int_t)(x->half * 2),
+				"stdout_bytes", (json_int_t)x->total[1],
+				"stderr_bytes", (json_int_t)x->total[2],
+				"stdout_left_out", (json_int_t)x->left_out[1],
+				"stderr_left_out", (json_int_t)x->left_out[2]));
+		}
 		warden_server_result(srv, x->id, res);
 	}
-	json_decref(x->id);
-	free(x);
+	running_free(x);
 }
 
 static void run_withdraw(struct warden_server *srv, void *arg,
@@ -932,7 +1054,7 @@ static void m_run(struct warden_server *srv, json_t *id, json_t *params, void *u
 {
 	static const char *const keys[] = {
 		"command", "argv", "timeout_s", "require_full", "cwd", "call_id",
-		"escalate", "escalate_network", "justification", "session", NULL,
+		"escalate", "escalate_network", "justification", "session", "stdin", NULL,
 	};
 	struct serve *sv = ud;
 	struct warden_run_request req;
@@ -955,8 +1077,14 @@ static void m_run(struct warden_server *srv, json_t *id, json_t *params, void *u
 	    str_param(srv, id, "run", params, "escalate", 0, &escalate) < 0 ||
 	    bool_param(srv, id, "run", params, "escalate_network", &req.escalate_network) < 0 ||
 	    str_param(srv, id, "run", params, "justification", 0, &req.justification) < 0 ||
+	    str_param(srv, id, "run", params, "stdin", 0, &req.stdin_text) < 0 ||
 	    session_param(sv, srv, id, "run", params, &req.session_id) < 0)
 		return;
+	if (req.stdin_text != NULL && strlen(req.stdin_text) > WARDEN_RUN_STDIN_MAX) {
+		bad_params(srv, id, "run: stdin is %zu bytes, more than the %d (1 MiB) a run takes: write it to a file and have the command read that",
+		           strlen(req.stdin_text), WARDEN_RUN_STDIN_MAX);
+		return;
+	}
 	if (req.command == NULL && argc == 0) {
 		bad_params(srv, id, "run: no command: give command (a shell command) or argv (an array of strings)");
 		return;
@@ -1019,11 +1147,12 @@ static void m_run(struct warden_server *srv, json_t *id, json_t *params, void *u
 		return;
 	}
 	x->id = json_incref(id);
+	x->half = (sv->cfg->output_limit > 0 ? sv->cfg->output_limit
+	                                     : WARDEN_OUTPUT_LIMIT_DEFAULT) / 2;
 	if (warden_server_run(srv, id, &req, &run_ops, x, &err) < 0) {
 		warden_server_error(srv, id, err.code == WARDEN_EUSAGE
 		                    ? WARDEN_RPC_INVALID_REQUEST : err.code, err.msg, NULL);
-		json_decref(x->id);
-		free(x);
+		running_free(x);
 	}
 }
 

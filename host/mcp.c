@@ -13,6 +13,7 @@
 
 #include "mcp.h"
 #include "run.h"
+#include "screen.h"
 #include "text.h"
 #include "vocab.h"
 #include "wjson.h"
@@ -153,12 +154,20 @@ static json_t *run_output_schema(void)
 	json_object_set_new(props, "no_approver", s);
 	json_object_set_new(props, "session", nullable("string"));
 	json_object_set_new(props, "status", json_pack("{s:s}", "type", "integer"));
-	json_object_set_new(props, "stdout", json_pack("{s:s}", "type", "string"));
-	json_object_set_new(props, "stderr", json_pack("{s:s}", "type", "string"));
-	return json_pack("{s:s,s:o,s:[s,s,s,s,s,s,s,s,s,s]}", "type", "object",
+	json_object_set_new(props, "output", json_pack(
+		"{s:s,s:{s:{s:s},s:{s:s},s:{s:s},s:{s:s}},s:[s,s,s,s],s:s}",
+		"type", "object", "properties",
+		"stdout_bytes", "type", "integer", "stderr_bytes", "type", "integer",
+		"left_out", "type", "integer", "merged", "type", "boolean",
+		"required", "stdout_bytes", "stderr_bytes", "left_out", "merged",
+		"description",
+		"the bytes the command wrote to each stream, how many of them the text "
+		"leaves out (output_limit), and whether the text shows both streams as "
+		"one; the output itself is in the result's text content, once"));
+	return json_pack("{s:s,s:o,s:[s,s,s,s,s,s,s,s,s]}", "type", "object",
 	                 "properties", props, "required", "class", "exit", "signal",
 	                 "mode", "started", "escalate_to", "status", "reason",
-	                 "stdout", "stderr");
+	                 "output");
 }
 
 static json_t *run_tool(const char *no_approver)
@@ -194,6 +203,16 @@ static json_t *run_tool(const char *no_approver)
 		"(default: the root)",
 		"required", "command", "additionalProperties", 0);
 	json_t *out = run_output_schema();
+	json_t *props = json_object_get(in, "properties");
+
+	json_object_set_new(props, "stdin", json_pack("{s:s,s:i,s:s}", "type", "string",
+		"maxLength", WARDEN_RUN_STDIN_MAX, "description",
+		"text the command reads on its standard input (at most 1 MiB; default: "
+		"nothing, end of file at once)"));
+	json_object_set_new(props, "merge_output", json_pack("{s:s,s:s}", "type", "boolean",
+		"description",
+		"true: stdout and stderr as one text, interleaved in the order they were "
+		"written, as a terminal shows them (default: false, each apart)"));
 
 	if (no_approver != NULL)
 		return json_pack("{s:s,s:s,s:s,s:o,s:o,s:{s:b,s:b,s:b,s:b}}",
@@ -296,6 +315,24 @@ int warden_mcp_run_args_parse(const json_t *args, struct warden_mcp_run_args *o,
 				return -1;
 			}
 			o->cwd = json_string_value(v);
+		} else if (strcmp(key, "stdin") == 0) {
+			if (!json_is_string(v) ||
+			    strlen(json_string_value(v)) != json_string_length(v)) {
+				snprintf(why, whylen, "run: stdin must be a string without NUL bytes (text for the command's standard input)");
+				return -1;
+			}
+			if (json_string_length(v) > WARDEN_RUN_STDIN_MAX) {
+				snprintf(why, whylen, "run: stdin is %zu bytes, more than the %d (1 MiB) a run takes: write the text to a file in the workspace and have the command read that",
+				         json_string_length(v), WARDEN_RUN_STDIN_MAX);
+				return -1;
+			}
+			o->stdin_text = json_string_value(v);
+		} else if (strcmp(key, "merge_output") == 0) {
+			if (!json_is_boolean(v)) {
+				snprintf(why, whylen, "run: merge_output must be true or false");
+				return -1;
+			}
+			o->merge_output = json_is_true(v);
 		} else if (strcmp(key, "justification") == 0) {
 			if (!json_is_string(v) || json_string_length(v) == 0 ||
 			    strlen(json_string_value(v)) != json_string_length(v)) {
@@ -304,7 +341,7 @@ int warden_mcp_run_args_parse(const json_t *args, struct warden_mcp_run_args *o,
 			}
 			o->justification = json_string_value(v);
 		} else {
-			snprintf(why, whylen, "run: unknown argument \"%.100s\" (give command, and optionally cwd, timeout_s, escalate, escalate_network, justification)",
+			snprintf(why, whylen, "run: unknown argument \"%.100s\" (give command, and optionally cwd, stdin, timeout_s, merge_output, escalate, escalate_network, justification)",
 			         key);
 			return -1;
 		}
@@ -335,6 +372,8 @@ int warden_mcp_output_add(struct warden_mcp_output *o, const char *buf,
 	size_t n;
 
 	o->total += len;
+	if (o->count_only)
+		return 0;
 	if (o->head == NULL && (o->head = malloc(HALF)) == NULL)
 		return -1;
 	n = len < HALF - o->nhead ? len : HALF - o->nhead;
@@ -367,48 +406,43 @@ void warden_mcp_output_free(struct warden_mcp_output *o)
 	memset(o, 0, sizeof(*o));
 }
 
-/* The output as valid UTF-8 (invalid bytes and NUL as '?'): the head,
- * a line saying what was left out, the tail. */
+/* The output as a screen shows it (host/screen.h: no escape sequence, no
+ * control, carriage returns laid over; valid UTF-8): the head, a line
+ * saying what was left out, the tail, each part shown apart so that
+ * nothing cut at the gap reaches across it. */
 static char *output_text(const struct warden_mcp_output *o)
 {
-	unsigned long long left = 0;
-	char mid[96] = "";
-	size_t n, i, m;
-	char *copy, *s;
-	json_t *j;
+	char mid[96] = "", *head = NULL, *tail = NULL, *ring = NULL, *copy = NULL;
+	size_t nh = 0, nt = 0, m;
 
-	if (o == NULL)
+	if (o == NULL || o->count_only)
 		return strdup("");
-	if (o->total > o->nhead + o->ntail) {
-		left = o->total - o->nhead - o->ntail;
-		snprintf(mid, sizeof(mid), "\n[... %llu bytes left out ...]\n", left);
-	}
+	if (o->total > o->nhead + o->ntail)
+		snprintf(mid, sizeof(mid), "\n[... %llu bytes left out ...]\n",
+		         o->total - o->nhead - o->ntail);
 	m = strlen(mid);
-	n = o->nhead + m + o->ntail;
-	copy = malloc(n + 1);
-	if (copy == NULL)
-		return NULL;
-	if (o->nhead > 0)
-		memcpy(copy, o->head, o->nhead);
-	memcpy(copy + o->nhead, mid, m);
-	if (o->ntail < HALF) {
-		if (o->ntail > 0)
-			memcpy(copy + o->nhead + m, o->tail, o->ntail);
-	} else {
-		memcpy(copy + o->nhead + m, o->tail + o->tpos, HALF - o->tpos);
-		memcpy(copy + o->nhead + m + HALF - o->tpos, o->tail, o->tpos);
+	if (o->ntail > 0 && (ring = malloc(o->ntail)) != NULL) {
+		if (o->ntail < HALF) {
+			memcpy(ring, o->tail, o->ntail);
+		} else {
+			memcpy(ring, o->tail + o->tpos, HALF - o->tpos);
+			memcpy(ring + HALF - o->tpos, o->tail, o->tpos);
+		}
 	}
-	for (i = 0; i < n; i++)
-		if (copy[i] == '\0')
-			copy[i] = '?';
-	copy[n] = '\0';
-	j = warden_json_string_lossy(copy);
-	free(copy);
-	if (j == NULL)
-		return NULL;
-	s = strdup(json_string_value(j));
-	json_decref(j);
-	return s;
+	if ((o->ntail > 0 && ring == NULL) ||
+	    (head = warden_screen_text(o->head != NULL ? o->head : "", o->nhead, &nh)) == NULL ||
+	    (tail = warden_screen_text(ring != NULL ? ring : "", o->ntail, &nt)) == NULL ||
+	    (copy = malloc(nh + m + nt + 1)) == NULL)
+		goto out;
+	memcpy(copy, head, nh);
+	memcpy(copy + nh, mid, m);
+	memcpy(copy + nh + m, tail, nt);
+	copy[nh + m + nt] = '\0';
+out:
+	free(ring);
+	free(head);
+	free(tail);
+	return copy;
 }
 
 static const char *str(const json_t *o, const char *key)
@@ -456,7 +490,7 @@ static const char *str_int(const json_t *v)
 }
 
 /* What the model reads about a run. */
-static char *run_text(const json_t *r, const char *out, const char *err)
+static char *run_text(const json_t *r)
 {
 	const char *cls = str(r, "class"), *mode = str(r, "mode");
 	json_t *exit_v = json_object_get(r, "exit"), *sig = json_object_get(r, "signal");
@@ -539,33 +573,78 @@ static char *run_text(const json_t *r, const char *out, const char *err)
 			if (t != NULL && json_is_string(v))
 				t = append(t, "warden: %s\n", json_string_value(v));
 	}
-	if (t != NULL && out[0] != '\0')
-		t = append(t, "--- stdout\n%s%s", out, out[strlen(out) - 1] == '\n' ? "" : "\n");
-	if (t != NULL && err[0] != '\0')
-		t = append(t, "--- stderr\n%s%s", err, err[strlen(err) - 1] == '\n' ? "" : "\n");
 	return t;
+}
+
+/* t as a screen shows it (its stderr lines may hold anything); t is
+ * freed. */
+static char *screen(char *t)
+{
+	char *s = warden_screen_text(t, strlen(t), NULL);
+
+	free(t);
+	return s;
+}
+
+/* The number of bytes of o the text leaves out. */
+static unsigned long long left_out(const struct warden_mcp_output *o)
+{
+	if (o == NULL || o->count_only || o->total <= o->nhead + o->ntail)
+		return 0;
+	return o->total - o->nhead - o->ntail;
+}
+
+/* A content block of output: its label's line, then the text. */
+static int add_block(json_t *content, const char *label, const char *text)
+{
+	char *b;
+	json_t *j;
+
+	if (text[0] == '\0')
+		return 0;
+	b = append(strdup(""), "--- %s\n%s", label, text);
+	j = b != NULL ? warden_json_string_lossy(b) : NULL;
+	free(b);
+	if (j == NULL)
+		return -1;
+	return json_array_append_new(content, json_pack("{s:s,s:o}", "type", "text",
+	                                                "text", j));
 }
 
 json_t *warden_mcp_run_result(const json_t *result,
                               const struct warden_mcp_output *out,
                               const struct warden_mcp_output *err)
 {
+	int merged = err != NULL && err->count_only;
 	char *o = output_text(out);
 	char *e = output_text(err);
 	char *text = NULL;
-	json_t *sc = NULL, *res = NULL, *status;
+	json_t *sc = NULL, *res = NULL, *content = NULL, *status;
 
-	if (o == NULL || e == NULL || (text = run_text(result, o, e)) == NULL ||
-	    (sc = json_deep_copy(result)) == NULL)
+	if (o == NULL || e == NULL || (text = run_text(result)) == NULL ||
+	    (text = screen(text)) == NULL ||
+	    (sc = json_deep_copy(result)) == NULL ||
+	    (content = json_pack("[{s:s,s:o}]", "type", "text", "text",
+	                         warden_json_string_lossy(text))) == NULL)
 		goto out;
-	json_object_set_new(sc, "stdout", json_string(o));
-	json_object_set_new(sc, "stderr", json_string(e));
+	/* The output once: in the text a model reads, each stream (or both
+	 * as one) in a block of its own, exact but for what was left out;
+	 * structuredContent says how much there was. */
+	if (add_block(content, merged ? "output (stdout and stderr as written)" : "stdout", o) < 0 ||
+	    add_block(content, "stderr", e) < 0)
+		goto out;
+	json_object_set_new(sc, "output", json_pack("{s:I,s:I,s:I,s:b}",
+		"stdout_bytes", (json_int_t)(out == NULL ? 0 : merged ? out->total - err->total
+		                                                   : out->total),
+		"stderr_bytes", (json_int_t)(err != NULL ? err->total : 0),
+		"left_out", (json_int_t)(left_out(out) + left_out(err)),
+		"merged", merged));
 	status = json_object_get(result, "exit");
-	res = json_pack("{s:[{s:s,s:o}],s:O,s:b}", "content", "type", "text",
-	                "text", warden_json_string_lossy(text), "structuredContent", sc,
+	res = json_pack("{s:O,s:O,s:b}", "content", content, "structuredContent", sc,
 	                "isError", !(json_is_integer(status) && json_integer_value(status) == 0 &&
 	                             json_is_true(json_object_get(result, "started"))));
 out:
+	json_decref(content);
 	json_decref(sc);
 	free(text);
 	free(o);

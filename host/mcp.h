@@ -16,6 +16,8 @@
 
 #include <stddef.h>
 
+#include "wconfig.h"
+
 struct json_t;
 
 #define WARDEN_MCP_LATEST "2025-11-25"
@@ -26,7 +28,7 @@ struct json_t;
 
 /* The longest output of each stream a tool result carries: the first and
  * the last half of it, with a line in between saying what was left out. */
-#define WARDEN_MCP_OUTPUT_MAX (256 * 1024)
+#define WARDEN_MCP_OUTPUT_MAX WARDEN_OUTPUT_LIMIT_DEFAULT
 
 /* The version to answer an initialize that asked for `requested` (may be
  * NULL). */
@@ -57,6 +59,9 @@ struct warden_mcp_run_args {
 	const char *justification;  /* borrowed, or NULL */
 	const char *cwd;            /* borrowed, or NULL: the session root;
 	                               a relative one is taken from it */
+	const char *stdin_text;     /* borrowed, or NULL: none (at most
+	                               WARDEN_RUN_STDIN_MAX bytes) */
+	int merge_output;           /* 1: stdout and stderr as one text */
 };
 
 /* 0 with *out filled, or -1 with why (a sentence for the model: what is
@@ -77,6 +82,9 @@ struct warden_mcp_output {
 	size_t half;                /* set before the first add: half the
 	                               limit (output_limit / 2); 0: half of
 	                               WARDEN_MCP_OUTPUT_MAX */
+	int count_only;             /* set before the first add: only total
+	                               counts (stderr, when the other one
+	                               keeps both streams as one) */
 };
 
 /* 0, or -1 when out of memory (the output is then incomplete). */
@@ -87,13 +95,19 @@ void warden_mcp_output_free(struct warden_mcp_output *o);
 /*
  * The tools/call result of a run: `result` is the run's JSON object (the
  * `run --json` object: class, exit, ..., escalate_to, status, session),
- * borrowed; out/err the command's output (any bytes; NULL: none).  The
- * text block is what a model should read — exit, class, stdout, stderr
- * and, after a denial, how to ask (or, when the result has a
- * "no_approver" string, that nobody can approve and why); structuredContent is the object with
- * "stdout" and "stderr" added (UTF-8, invalid bytes replaced; what was
- * left out of a long one is said in a line where it was).  isError unless
- * the command ran and exited 0.  NULL when out of memory.
+ * borrowed; out/err the command's output (any bytes; NULL: none), or,
+ * when err is count_only, out both streams as one (merge_output: every
+ * byte of stderr added to both).  The
+ * output is in the message once, in the text a model reads: the first
+ * text block says exit, class and, after a denial, how to ask (or, when
+ * the result has a "no_approver" string, that nobody can approve and
+ * why); then a block for each stream that wrote something ("--- stdout\n"
+ * and its text, "--- stderr\n", or "--- output (stdout and stderr as
+ * written)\n" for both as one), UTF-8 with invalid bytes replaced, what
+ * was left out of a long one said in a line where it was.
+ * structuredContent is the object with "output" added: {stdout_bytes,
+ * stderr_bytes, left_out, merged}.  isError unless the command ran and
+ * exited 0.  NULL when out of memory.
  */
 struct json_t *warden_mcp_run_result(const struct json_t *result,
                                      const struct warden_mcp_output *out,

@@ -74,6 +74,8 @@ struct json_t;
 
 /* The longest timeout: a day. */
 #define WARDEN_RUN_TIMEOUT_MAX_MS 86400000L
+/* The most text a server's run takes for the command's stdin: 1 MiB. */
+#define WARDEN_RUN_STDIN_MAX (1024 * 1024)
 
 struct warden_consumer;
 
@@ -102,6 +104,11 @@ struct warden_run_request {
 	int pipe_stdout;            /* stdout through a pipe (spawn.h): the
 	                               report then knows whether the output
 	                               ended with a newline */
+	const char *stdin_text;     /* a server's run (server.h): the text the
+	                               command reads on its stdin (at most
+	                               WARDEN_RUN_STDIN_MAX bytes), NULL:
+	                               /dev/null.  The consumer itself hands
+	                               the command the caller's stdin. */
 	/* Called with one line for the caller's user while the run goes on
 	 * (e.g. "escalation to danger-full-access allowed once (answerer
 	 * r)"), before the command starts; may be NULL. */

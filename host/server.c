@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -581,6 +582,7 @@ static json_t *request_to_json(const struct warden_run_request *req)
 	S(justification);
 	S(cwd);
 	S(call_id);
+	S(stdin_text);
 #undef S
 	json_object_set_new(o, "timeout_ms", json_integer(req->timeout_ms));
 	json_object_set_new(o, "require_full", json_integer(req->require_full));
@@ -617,6 +619,7 @@ static int request_from_json(json_t *o, struct warden_run_request *req,
 	req->justification = strs[2] = unhex(json_object_get(o, "justification"), &bad);
 	req->cwd = strs[3] = unhex(json_object_get(o, "cwd"), &bad);
 	req->call_id = strs[4] = unhex(json_object_get(o, "call_id"), &bad);
+	req->stdin_text = strs[5] = unhex(json_object_get(o, "stdin_text"), &bad);
 	if (bad)
 		return -1;
 	req->timeout_ms = (long)json_integer_value(json_object_get(o, "timeout_ms"));
@@ -635,8 +638,44 @@ static void request_free(char **argv, char **strs)
 
 	for (i = 0; argv[i] != NULL; i++)
 		free(argv[i]);
-	for (i = 0; i < 5; i++)
+	for (i = 0; i < 6; i++)
 		free(strs[i]);
+}
+
+/* The worker's stdin, which the command gets: a sealed in-memory file
+ * holding text, read from its start, or /dev/null (text NULL).  0, or -1
+ * with errno. */
+static int worker_stdin(const char *text)
+{
+	size_t len = text != NULL ? strlen(text) : 0, done = 0;
+	ssize_t n;
+	int fd;
+
+	if (text == NULL)
+		fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	else
+		fd = memfd_create("warden-stdin", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return -1;
+	while (done < len) {
+		n = write(fd, text + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			goto fail;
+		done += (size_t)n;
+	}
+	if (text != NULL &&
+	    (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0 ||
+	     lseek(fd, 0, SEEK_SET) < 0))
+		goto fail;
+	if (dup2(fd, 0) < 0)
+		goto fail;
+	close(fd);
+	return 0;
+fail:
+	close(fd);
+	return -1;
 }
 
 /* Never returns. */
@@ -717,7 +756,7 @@ static void worker_main(struct warden_server *srv,
 		char *line = worker_read_line();
 		json_t *m = line != NULL ? json_loads(line, 0, NULL) : NULL;
 		static char *argv[WORKER_ARGV_MAX + 2];
-		char *strs[5] = { NULL, NULL, NULL, NULL, NULL };
+		char *strs[6] = { NULL, NULL, NULL, NULL, NULL, NULL };
 
 		free(line);
 		if (m == NULL)
@@ -730,7 +769,13 @@ static void worker_main(struct warden_server *srv,
 		json_decref(m);
 		memset(&rep, 0, sizeof(rep));
 		warden_error_clear(&err);
+		if (worker_stdin(req.stdin_text) < 0) {
+			request_free(argv, strs);
+			_exit(WARDEN_EOS);
+		}
 		r = warden_consumer_run(srv->consumer, &req, &rep, &err);
+		if (req.stdin_text != NULL && worker_stdin(NULL) < 0)
+			_exit(WARDEN_EOS);
 		worker_report(r, &rep, &err);
 		warden_run_report_clear(&rep);
 		request_free(argv, strs);

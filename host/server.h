@@ -25,7 +25,8 @@
  *
  * Runs.  warden_server_run() starts one run of the consumer in a worker
  * process (a fork of the server that calls warden_consumer_run(), the
- * same code as `warden run`): its stdin is /dev/null, its stdout and
+ * same code as `warden run`): its stdin is /dev/null (or, with the
+ * request's stdin_text, a sealed in-memory file holding it), its stdout and
  * stderr are pipes the server reads, so every byte the command writes is
  * handed to ops->output() exactly as written (binary, invalid UTF-8, no
  * final newline: the caller encodes them; serve and mcp use base64).

@@ -69,6 +69,8 @@ struct warden_preset {
 
 /* The longest timeout the config may name: a day. */
 #define WARDEN_CONFIG_TIMEOUT_MAX_MS 86400000L
+/* output_limit when the config sets none. */
+#define WARDEN_OUTPUT_LIMIT_DEFAULT (256 * 1024)
 
 struct warden_config {
 	char *file;             /* absolute path, or "<built-in>" */
@@ -87,8 +89,9 @@ struct warden_config {
 	char *plugin_dir;       /* absolute */
 	int require_full;       /* 0 or 1 */
 	/* Agent defaults (DESIGN §8): a run's timeout when it asks for none
-	 * and the most it may ask for (ms, 0: unset); the most of each
-	 * stream serve and mcp hand a model (bytes, 0: their built-in). */
+	 * and the most it may ask for (ms, 0: unset); the most output serve
+	 * and mcp hand a client per run (bytes, 0:
+	 * WARDEN_OUTPUT_LIMIT_DEFAULT). */
 	long default_timeout_ms;
 	long max_timeout_ms;
 	size_t output_limit;

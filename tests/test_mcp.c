@@ -16,6 +16,7 @@
 #include <jansson.h>
 
 #include "mcp.h"
+#include "run.h"
 #include "vocab.h"
 
 static json_t *parse(const char *s)
@@ -126,6 +127,60 @@ static void test_run_arguments_checked_before_anything_runs(void **state)
 	                  "true or false");
 	expect_args_error("{\"command\":\"x\",\"justification\":\"j\"}", "goes with");
 	expect_args_error("{\"command\":\"x\",\"mode\":\"danger-full-access\"}", "unknown argument");
+	expect_args_error("{\"command\":\"x\",\"stdin\":3}", "stdin");
+	expect_args_error("{\"command\":\"x\",\"stdin\":\"a\\u0000b\"}", "NUL");
+	expect_args_error("{\"command\":\"x\",\"merge_output\":\"yes\"}", "true or false");
+}
+
+static void test_stdin_text_taken_up_to_its_limit(void **state)
+{
+	struct warden_mcp_run_args a;
+	size_t n = WARDEN_RUN_STDIN_MAX + 1;
+	char why[512], *big = malloc(n + 1);
+	json_t *j;
+
+	(void)state;
+	assert_non_null(big);
+	memset(big, 'x', n);
+	big[n] = '\0';
+	j = json_pack("{s:s,s:s,s:b}", "command", "cat", "stdin", big, "merge_output", 1);
+	assert_int_equal(warden_mcp_run_args_parse(j, &a, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "1 MiB"));
+	json_decref(j);
+	big[n - 1] = '\0';
+	j = json_pack("{s:s,s:s,s:b}", "command", "cat", "stdin", big, "merge_output", 1);
+	assert_int_equal(warden_mcp_run_args_parse(j, &a, why, sizeof(why)), 0);
+	assert_int_equal(strlen(a.stdin_text), WARDEN_RUN_STDIN_MAX);
+	assert_int_equal(a.merge_output, 1);
+	json_decref(j);
+	free(big);
+}
+
+static void test_merged_output_is_one_block_and_counts_both(void **state)
+{
+	json_t *r = parse("{\"class\":\"ok\",\"exit\":0,\"started\":true,\"mode\":\"read-only\"}");
+	struct warden_mcp_output o = { 0 }, e = { 0 };
+	json_t *res, *content, *out;
+
+	(void)state;
+	e.count_only = 1;
+	assert_int_equal(warden_mcp_output_add(&o, "one\n", 4), 0);
+	assert_int_equal(warden_mcp_output_add(&e, "two\n", 4), 0);
+	assert_int_equal(warden_mcp_output_add(&o, "two\n", 4), 0);
+	assert_int_equal(warden_mcp_output_add(&o, "three\n", 6), 0);
+	res = warden_mcp_run_result(r, &o, &e);
+	content = json_object_get(res, "content");
+	assert_int_equal(json_array_size(content), 2);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(content, 1), "text")),
+	                    "--- output (stdout and stderr as written)\none\ntwo\nthree\n");
+	out = json_object_get(json_object_get(res, "structuredContent"), "output");
+	assert_true(json_is_true(json_object_get(out, "merged")));
+	assert_int_equal(json_integer_value(json_object_get(out, "stdout_bytes")), 10);
+	assert_int_equal(json_integer_value(json_object_get(out, "stderr_bytes")), 4);
+	json_decref(res);
+	warden_mcp_output_free(&o);
+	warden_mcp_output_free(&e);
+	json_decref(r);
 }
 
 static void test_denial_text_says_how_to_ask(void **state)
@@ -139,7 +194,7 @@ static void test_denial_text_says_how_to_ask(void **state)
 	json_t *sc;
 
 	(void)state;
-	assert_int_equal(warden_mcp_output_add(&err, "sh: /x: Read-only file system\n", 31), 0);
+	assert_int_equal(warden_mcp_output_add(&err, "sh: /x: Read-only file system\n", 30), 0);
 	res = warden_mcp_run_result(r, NULL, &err);
 	warden_mcp_output_free(&err);
 	assert_non_null(res);
@@ -148,12 +203,20 @@ static void test_denial_text_says_how_to_ask(void **state)
 	assert_non_null(strstr(text, "exit 1, class denied, mode read-only"));
 	assert_non_null(strstr(text, "a write to /x was refused"));
 	assert_non_null(strstr(text, "\"escalate\": \"workspace-write\""));
-	assert_non_null(strstr(text, "--- stderr\nsh: /x: Read-only file system\n"));
-	assert_null(strstr(text, "--- stdout"));
+	assert_null(strstr(text, "--- std"));
+	/* The output once: stderr in a block of its own, none for stdout,
+	 * and not in structuredContent. */
+	assert_int_equal(json_array_size(json_object_get(res, "content")), 2);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(
+		json_object_get(res, "content"), 1), "text")),
+		"--- stderr\nsh: /x: Read-only file system\n");
 	assert_true(json_is_true(json_object_get(res, "isError")));
 	sc = json_object_get(res, "structuredContent");
 	assert_string_equal(json_string_value(json_object_get(sc, "escalate_to")), "workspace-write");
-	assert_string_equal(json_string_value(json_object_get(sc, "stdout")), "");
+	assert_null(json_object_get(sc, "stdout"));
+	assert_null(json_object_get(sc, "stderr"));
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(sc, "output"),
+	                                                    "stderr_bytes")), 30);
 	json_decref(res);
 
 	/* Under policy never: no escalation offered. */
@@ -271,15 +334,21 @@ static void test_output_made_utf8_and_cut_head_and_tail(void **state)
 	for (i = 0; i < n; i++)
 		big[i] = (char)('a' + i % 26);
 	big[n] = '\0';
-	memcpy(big, "\xff\x00head", 6);
+	memcpy(big, "\xff\xfehead", 6);
 	/* In chunks of odd sizes, so the ring wraps at every offset. */
 	for (i = 0, chunk = 1; i < n; i += chunk, chunk = chunk * 3 % 70001 + 1)
 		assert_int_equal(warden_mcp_output_add(&o, big + i, i + chunk <= n ? chunk : n - i), 0);
 	res = warden_mcp_run_result(r, &o, NULL);
 	assert_non_null(res);
 	assert_false(json_is_true(json_object_get(res, "isError")));
-	out = json_string_value(json_object_get(json_object_get(res, "structuredContent"), "stdout"));
+	out = json_string_value(json_object_get(json_array_get(json_object_get(res, "content"), 1),
+	                                        "text"));
 	assert_non_null(out);
+	assert_memory_equal(out, "--- stdout\n", 11);
+	out += 11;
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(
+		json_object_get(res, "structuredContent"), "output"), "left_out")),
+		(json_int_t)(n - WARDEN_MCP_OUTPUT_MAX));
 	assert_memory_equal(out, "??head", 6);
 	assert_memory_equal(out + 6, big + 6, WARDEN_MCP_OUTPUT_MAX / 2 - 6);
 	snprintf(want, sizeof(want), "\n[... %zu bytes left out ...]\n", n - WARDEN_MCP_OUTPUT_MAX);
@@ -288,13 +357,26 @@ static void test_output_made_utf8_and_cut_head_and_tail(void **state)
 	                    big + n - WARDEN_MCP_OUTPUT_MAX / 2);
 	json_decref(res);
 
+	/* What a terminal would act on is not in the text: colours go, a
+	 * carriage return overwrites, in the text of the run too. */
+	warden_mcp_output_free(&o);
+	assert_int_equal(warden_mcp_output_add(&o, "\x1b[31mred\x1b[0m\r\n10%\r100%\n", 23), 0);
+	json_object_set_new(r, "hint", json_string("\x1b]0;title\x07" "a \x1b[1mhint"));
+	res = warden_mcp_run_result(r, &o, NULL);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(
+		json_object_get(res, "content"), 1), "text")), "--- stdout\nred\n100%\n");
+	if (strstr(result_text(res), "failed, not denied: a hint\n") == NULL)
+		fail_msg("text: %s", result_text(res));
+	json_object_del(r, "hint");
+	json_decref(res);
+
 	/* Short output is whole. */
 	warden_mcp_output_free(&o);
 	assert_int_equal(warden_mcp_output_add(&o, "one\n", 4), 0);
 	assert_int_equal(warden_mcp_output_add(&o, "two", 3), 0);
 	res = warden_mcp_run_result(r, &o, NULL);
-	assert_string_equal(json_string_value(json_object_get(json_object_get(res, "structuredContent"),
-	                                                      "stdout")), "one\ntwo");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(
+		json_object_get(res, "content"), 1), "text")), "--- stdout\none\ntwo");
 	json_decref(res);
 	warden_mcp_output_free(&o);
 	free(big);
@@ -573,6 +655,8 @@ int main(void)
 		cmocka_unit_test(test_elicitation_capability_empty_or_form),
 		cmocka_unit_test(test_tools_list_run_and_read_only_state_no_setters),
 		cmocka_unit_test(test_run_arguments_checked_before_anything_runs),
+		cmocka_unit_test(test_stdin_text_taken_up_to_its_limit),
+		cmocka_unit_test(test_merged_output_is_one_block_and_counts_both),
 		cmocka_unit_test(test_denial_text_says_how_to_ask),
 		cmocka_unit_test(test_network_denial_text_says_how_to_ask_for_the_network),
 		cmocka_unit_test(test_network_escalation_in_text_and_elicitation),

@@ -44,6 +44,13 @@ function fail(what, detail) {
 function check(cond, what, detail) { if (cond) ok(what); else fail(what, detail); }
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const text = (res) => (res.content || []).filter((c) => c.type === 'text').map((c) => c.text).join('\n');
+// A stream's text: the content block that starts with its label's line
+// ("--- stdout", "--- stderr", "--- output ..."), without that line; ''
+// when the stream wrote nothing.
+function stream(res, name) {
+	const b = (res.content || []).find((c) => c.type === 'text' && c.text.startsWith(`--- ${name}`));
+	return b ? b.text.slice(b.text.indexOf('\n') + 1) : '';
+}
 
 // The processes whose command line contains s (on this host, whatever
 // namespace they run in).
@@ -150,22 +157,34 @@ async function withElicitation() {
 	check(fs.existsSync(path.join(ws, 'inside')) &&
 	      fs.readFileSync(path.join(ws, 'inside'), 'utf8') === 'inside\n',
 	      'the write inside landed on the host');
-	check(sc.stdout === 'done\n' && /done/.test(text(res)) && /exit 0/.test(text(res)) && /class ok/.test(text(res)),
+	check(stream(res, 'stdout') === 'done\n' && /done/.test(text(res)) && /exit 0/.test(text(res)) && /class ok/.test(text(res)),
 	      'the text says stdout, exit and class', text(res));
 	check(typeof sc.session === 'string' && sc.session.length > 0 && sc.mode === 'workspace-write',
 	      'the result names the connection\'s session and mode', sc);
 	const session = sc.session;
 
+	// The output once per message: in the text, not again in
+	// structuredContent, and no more than output_limit (256K) of it.
+	res = await client.callTool({ name: 'run', arguments: { command: 'head -c 300000 /dev/zero | tr "\\0" a; echo; echo tail-mark' } });
+	sc = res.structuredContent || {};
+	check(sc.stdout === undefined && sc.stderr === undefined && sc.output &&
+	      sc.output.stdout_bytes === 300011 && sc.output.left_out === 300011 - 256 * 1024 &&
+	      JSON.stringify(res).length < 256 * 1024 + 8192 &&
+	      /\[\.\.\. 37867 bytes left out \.\.\.\]/.test(stream(res, 'stdout')) &&
+	      stream(res, 'stdout').endsWith('aaa\ntail-mark\n'),
+	      'the output is in the message once, its head and tail, with a line saying what was left out',
+	      { output: sc.output, length: JSON.stringify(res).length });
+
 	// The command holds nothing of the connection: 0 (/dev/null), 1, 2.
 	res = await client.callTool({ name: 'run', arguments: { command: 'ls /proc/self/fd; readlink /proc/$$/fd/0' } });
-	check((res.structuredContent || {}).stdout === '0\n1\n2\n3\n/dev/null\n',
+	check(stream(res, 'stdout') === '0\n1\n2\n3\n/dev/null\n',
 	      'the command has descriptors 0 (/dev/null), 1 and 2 only, not the client\'s stdio',
 	      res.structuredContent);
 
 	// stdout and stderr apart, a failing command.
 	res = await client.callTool({ name: 'run', arguments: { command: 'echo out; echo err >&2; exit 3' } });
 	sc = res.structuredContent || {};
-	check(sc.class === 'failed' && sc.exit === 3 && sc.stdout === 'out\n' && sc.stderr === 'err\n' && res.isError === true,
+	check(sc.class === 'failed' && sc.exit === 3 && stream(res, 'stdout') === 'out\n' && stream(res, 'stderr') === 'err\n' && res.isError === true,
 	      'a failing command: exit 3, stdout and stderr apart, isError', sc);
 
 	// A write outside the root: denied, with how to ask.
@@ -220,7 +239,7 @@ async function withElicitation() {
 	check(fs.readFileSync(path.join(outside, 'file'), 'utf8') === 'accepted\n',
 	      'accepted: the write outside landed');
 	check(Array.isArray(sc.notices) && sc.notices.some((n) => /allowed once/.test(n)) &&
-	      !/warden: run:/.test(sc.stderr || ''),
+	      !/warden: run:/.test(stream(res, 'stderr') || ''),
 	      'warden\'s notice travels in notices, not in the command\'s stderr', sc);
 	// Once: the next plain run is back under the session's mode.
 	res = await client.callTool({ name: 'run', arguments: { command: `echo again > '${outside}/file'` } });
@@ -268,7 +287,7 @@ async function withElicitation() {
 		justification: 'the test reaches its own server' } });
 	sc = res.structuredContent || {};
 	check(asked.length === 1 && sc.class === 'ok' && sc.network === 'enabled' &&
-	      sc.mode === 'workspace-write' && sc.stdout === 'sent\n' && sc.escalation &&
+	      sc.mode === 'workspace-write' && stream(res, 'stdout') === 'sent\n' && sc.escalation &&
 	      sc.escalation.outcome === 'allowed-once' && sc.escalation.answerer === 'client' &&
 	      /escalation to network enabled: allowed-once by client/.test(text(res)),
 	      'escalate_network accepted: run once with the network, files still sandboxed', sc);
@@ -310,7 +329,7 @@ async function withElicitation() {
 	const t0 = Date.now();
 	res = await client.callTool({ name: 'run', arguments: { command: 'sleep 3.2' } },
 		undefined, { onprogress: (p) => quiet.push({ ...p, at: Date.now() - t0 }) });
-	check((res.structuredContent || {}).class === 'ok' && (res.structuredContent || {}).stdout === '',
+	check((res.structuredContent || {}).class === 'ok' && stream(res, 'stdout') === '',
 	      'the silent command ran', res.structuredContent);
 	check(quiet.length >= 3 && quiet.length <= 6,
 	      `a silent 3.2 s command: progress at the start and every second (${quiet.length}: ` +
@@ -343,7 +362,7 @@ async function withElicitation() {
 	check(left.length === 0, `the cancelled run's processes are gone (${Date.now() - started} ms)`, left);
 	check(!fs.existsSync(path.join(ws, 'never')), 'the cancelled command did not go on');
 	res = await client.callTool({ name: 'run', arguments: { command: 'echo still here' } });
-	check((res.structuredContent || {}).stdout === 'still here\n', 'the server serves after a cancel', res);
+	check(stream(res, 'stdout') === 'still here\n', 'the server serves after a cancel', res);
 
 	await client.close();
 	sanitizerClean(c, 'with elicitation');
@@ -397,7 +416,7 @@ async function withdrawn() {
 	check(fs.readFileSync(path.join(outside, 'file'), 'utf8') === 'accepted\n',
 	      'the withdrawn escalation changed nothing');
 	const res = await client.callTool({ name: 'run', arguments: { command: 'echo still here' } });
-	check((res.structuredContent || {}).stdout === 'still here\n', 'the server serves after a withdrawal', res);
+	check(stream(res, 'stdout') === 'still here\n', 'the server serves after a withdrawal', res);
 	await client.close();
 	sanitizerClean(c, 'withdrawn');
 }

@@ -184,7 +184,8 @@ p = subprocess.run([warden, "--config", cfg, "mcp", "--cwd", ws],
                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
 got = {m.get("id"): m for m in map(json.loads, p.stdout.decode().splitlines())}
 sc = got[2]["result"]["structuredContent"]
-assert sc["class"] == "ok" and sc["stdout"] == os.path.join(os.path.realpath(ws), "sub") + "\n", sc
+out = [b["text"] for b in got[2]["result"]["content"] if b["text"].startswith("--- stdout\n")]
+assert sc["class"] == "ok" and out == ["--- stdout\n" + os.path.join(os.path.realpath(ws), "sub") + "\n"], got[2]
 assert os.path.exists(os.path.join(ws, "sub", "here")), "not run in sub"
 assert got[3]["result"]["isError"] and "nothing ran" in got[3]["result"]["content"][0]["text"], got[3]
 assert not os.path.exists(os.path.join(ws, "there")) and not os.path.exists(os.path.join(ws, "nope")), "ran"

@@ -223,6 +223,13 @@ def runs(c, sid):
           and err == b"there\n" and r["mode"] == "workspace-write" and r["backend"] == "bwrap"
           and r["session"] == sid and r["cancelled"] is False,
           "run: the report and the output", (r, out, err))
+    id, q = c.start("run", {"command": "echo 1; sleep 0.2; echo 2 >&2; sleep 0.2; echo 3;"
+                            " sleep 0.2; echo 4 >&2", "session": sid})
+    r = c.wait(id, q)
+    check(c.merged(id) == b"1\n2\n3\n4\n" and json.dumps(id) not in c.left_out
+          and [ch[0] for ch in c.chunks[json.dumps(id)]] == [1, 2, 3, 4],
+          "run: seq across both streams rebuilds the order they were written in",
+          c.chunks.get(json.dumps(id)))
 
     big = os.urandom(10 * 1024 * 1024)
     if big[-1:] == b"\n":
@@ -230,10 +237,27 @@ def runs(c, sid):
     with open(os.path.join(WS, "big"), "wb") as f:
         f.write(big)
     t0 = time.time()
-    r, out, err = c.run({"argv": ["cat", "big"], "cwd": WS, "session": sid}, timeout=300)
-    check(r["class"] == "ok" and out == big,
-          "run: 10 MB of random bytes without a final newline arrive exact (%.2f s)"
-          % (time.time() - t0), (r["class"], len(out)))
+    id, q = c.start("run", {"argv": ["cat", "big"], "cwd": WS, "session": sid})
+    r = c.wait(id, q, timeout=300)
+    out = bytes(c.output[json.dumps(id)]["stdout"])
+    half = 128 * 1024
+    check(r["class"] == "ok" and out == big[:half] + big[-half:],
+          "run: of 10 MB of random bytes without a final newline, the first and the last"
+          " 128 KiB (output_limit 256K) arrive exact (%.2f s)" % (time.time() - t0),
+          (r["class"], len(out)))
+    lo = c.left_out.get(json.dumps(id), {})
+    check(lo.get("bytes") == len(big) - 2 * half and lo.get("stdout") == len(big) - 2 * half
+          and lo.get("stderr") == 0
+          and r["output"] == {"limit": 2 * half, "stdout_bytes": len(big), "stderr_bytes": 0,
+                              "stdout_left_out": len(big) - 2 * half, "stderr_left_out": 0},
+          "run: run.left_out and the result say how many bytes were left out", (lo, r["output"]))
+    seqs = [ch[0] for ch in c.chunks[json.dumps(id)]]
+    kinds = [ch[1] for ch in c.chunks[json.dumps(id)]]
+    check(seqs == list(range(1, len(seqs) + 1)) and kinds.count("left_out") == 1
+          and b"".join(ch[2] for ch in c.chunks[json.dumps(id)]
+                       if ch[1] != "left_out" and ch[0] < seqs[kinds.index("left_out")]) == big[:half],
+          "run: seq counts the notifications, run.left_out between the head and the tail",
+          (seqs[:5], kinds.index("left_out")))
     os.unlink(os.path.join(WS, "big"))
     os.makedirs(os.path.join(WS, "sub"), exist_ok=True)
     r, out, err = c.run({"argv": ["pwd"], "cwd": "sub", "session": sid})
@@ -260,6 +284,16 @@ def runs(c, sid):
               (out, out0, err))
     c.call("mode.set", {"mode": "workspace-write", "session": sid})
     c.wait(other, q_other)
+
+    r, out, err = c.run({"command": "cat; wc -c", "stdin": "line one\nline two\n",
+                         "session": sid})
+    check(r["class"] == "ok" and out == b"line one\nline two\n0\n",
+          "run: stdin is the text given, read to its end", (r, out, err))
+    expect_error(lambda: c.call("run", {"command": "cat", "stdin": "x" * (1024 * 1024 + 1),
+                                        "session": sid}),
+                 -32602, "1 MiB", "run: stdin above 1 MiB is refused, saying the limit")
+    r, out, err = c.run({"argv": ["readlink", "/proc/self/fd/0"], "session": sid})
+    check(out == b"/dev/null\n", "run: the next run's stdin is /dev/null again", out)
 
     r, out, err = c.run({"command": "echo x > ../outside/new", "session": sid})
     check(r["class"] == "denied" and r["status"] != 0

@@ -34,6 +34,8 @@ class Client:
         self._next = 0
         self._waiting = {}          # id -> queue of the response
         self.output = {}            # id -> {"stdout": bytearray, "stderr": ...}
+        self.chunks = {}            # id -> [(seq, stream, bytes)], as they came
+        self.left_out = {}          # id -> the run.left_out params
         self.notices = {}           # id -> [line]
         self.asked = []             # the approval.ask params, in order
         self.ask_ids = []           # their JSON-RPC ids, in order
@@ -128,7 +130,14 @@ class Client:
             if m["method"] == "run.output":
                 o = self.output.setdefault(json.dumps(p["id"]),
                                            {"stdout": bytearray(), "stderr": bytearray()})
-                o[p["stream"]] += base64.b64decode(p["data"], validate=True)
+                data = base64.b64decode(p["data"], validate=True)
+                o[p["stream"]] += data
+                self.chunks.setdefault(json.dumps(p["id"]), []).append(
+                    (p["seq"], p["stream"], data))
+            elif m["method"] == "run.left_out":
+                self.left_out[json.dumps(p["id"])] = p
+                self.chunks.setdefault(json.dumps(p["id"]), []).append(
+                    (p["seq"], "left_out", p))
             elif m["method"] == "run.notice":
                 self.notices.setdefault(json.dumps(p["id"]), []).append(p["line"])
             elif m["method"] == "approval.withdrawn":
@@ -176,6 +185,18 @@ class Client:
         res = self.wait(id, q, timeout)
         o = self.output.get(json.dumps(id), {"stdout": b"", "stderr": b""})
         return res, bytes(o["stdout"]), bytes(o["stderr"])
+
+    def merged(self, id):
+        """A run's output in the order it came (sorted by seq): both
+        streams as one bytes, a left-out marker where bytes were left out."""
+        out = b""
+        for seq, stream, data in sorted(self.chunks.get(json.dumps(id), []),
+                                        key=lambda c: c[0]):
+            if stream == "left_out":
+                out += b"\n[... %d bytes left out ...]\n" % data["bytes"]
+            else:
+                out += data
+        return out
 
     def close(self):
         r = self._closer()
