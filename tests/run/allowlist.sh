@@ -18,7 +18,7 @@ command -v curl >/dev/null 2>&1 ||
 
 mkdir "$T/www"
 echo hello-from-the-server >"$T/www/index.html"
-"$PY" -m http.server 0 --bind 127.0.0.1 --directory "$T/www" >"$T/http.log" 2>&1 &
+"$PY" -u -m http.server 0 --bind 127.0.0.1 --directory "$T/www" >"$T/http.log" 2>&1 &
 HTTP_PID=$!
 trap 'kill $HTTP_PID 2>/dev/null; wait $HTTP_PID 2>/dev/null; rm -rf "$T"' EXIT
 i=0
