@@ -145,15 +145,21 @@ static void test_command_fields_are_passed_as_text(void **unused)
 	                      "returns=int", "map=0:allowed-once 1:rejected" };
 	const char *path[] = { libkv, "symbol=shape_path", "args=path",
 	                       "returns=int", "map=0:allowed-once 1:rejected 2:next" };
+	const char *env[] = { libkv, "symbol=shape_env", "args=env_config",
+	                      "returns=int", "map=0:allowed-once 1:rejected 2:next" };
+	static const char *const config[] = { "HOME=/home/u", "XDG_CONFIG_HOME=/home/u/my config" };
 	struct warden_request r = answerer_request("bash", "git status; echo 'a b'");
 	char err[256];
-	void *st, *sp;
+	void *st, *sp, *se;
 
 	snprintf(libkv, sizeof(libkv), "library=%s", shapes);
 	st = answerer_open(ffi, NULL, 0, cmd, 5, err, sizeof(err));
 	assert_non_null(st);
 	sp = answerer_open(ffi, NULL, 0, path, 5, err, sizeof(err));
 	assert_non_null(sp);
+	se = answerer_open(ffi, NULL, 0, env, 5, err, sizeof(err));
+	assert_non_null(se);
+	assert_int_equal(ffi->decide(se, &r, err, sizeof(err)), WARDEN_DECISION_DELEGATE);
 	/* A request about no command: empty text. */
 	assert_int_equal(ffi->decide(sp, &r, err, sizeof(err)), WARDEN_DECISION_DELEGATE);
 	assert_int_equal(ffi->decide(st, &r, err, sizeof(err)), WARDEN_DECISION_REJECTED);
@@ -168,8 +174,13 @@ static void test_command_fields_are_passed_as_text(void **unused)
 	r.path = "/usr/bin:/bin";
 	assert_int_equal(ffi->decide(st, &r, err, sizeof(err)), WARDEN_DECISION_ALLOWED_ONCE);
 	assert_int_equal(ffi->decide(sp, &r, err, sizeof(err)), WARDEN_DECISION_ALLOWED_ONCE);
+	/* v1.4: where the command's tools read configuration. */
+	r.env_config = config;
+	r.n_env_config = 2;
+	assert_int_equal(ffi->decide(se, &r, err, sizeof(err)), WARDEN_DECISION_ALLOWED_ONCE);
 	ffi->close(st);
 	ffi->close(sp);
+	ffi->close(se);
 }
 
 static void test_library_relative_to_the_config_directory(void **unused)

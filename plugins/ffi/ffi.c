@@ -27,8 +27,10 @@
  *            argv (its words shell-quoted, joined by spaces), program,
  *            interpreter, program_writable ("yes" or "no"), env_removed
  *            (names joined by spaces), path_dropped (entries joined by
- *            ':'), path (at most 6; absent optional fields are "", never
- *            NULL).  `args =` with nothing calls the function with no
+ *            ':'), path, and (v1.4) env_config (the NAME=value entries
+ *            where the command's tools look for configuration, each
+ *            shell-quoted, joined by spaces) (at most 6; absent optional
+ *            fields are "", never NULL).  `args =` with nothing calls the function with no
  *            argument.
  *   returns  int (the only return type).
  *   map      VALUE:OUTCOME entries, whitespace-separated, e.g.
@@ -57,13 +59,13 @@
 enum field {
 	F_SESSION, F_REQUEST_ID, F_TOOL, F_SUBJECT, F_CALL_ID, F_REASON,
 	F_MODE, F_CWD, F_ARGV, F_PROGRAM, F_INTERPRETER, F_PROGRAM_WRITABLE,
-	F_ENV_REMOVED, F_PATH_DROPPED, F_PATH, F_NETWORK,
+	F_ENV_REMOVED, F_PATH_DROPPED, F_PATH, F_NETWORK, F_ENV_CONFIG,
 };
 
 static const char *const field_names[] = {
 	"session", "request_id", "tool", "subject", "call_id", "reason",
 	"mode", "cwd", "argv", "program", "interpreter", "program_writable",
-	"env_removed", "path_dropped", "path", "network",
+	"env_removed", "path_dropped", "path", "network", "env_config",
 };
 #define N_FIELDS (sizeof(field_names) / sizeof(field_names[0]))
 
@@ -223,7 +225,7 @@ static int set_args(struct ffi_answerer *f, const struct warden_kv *kv,
 			                  "request_id tool subject call_id reason "
 			                  "mode cwd argv program interpreter "
 			                  "program_writable env_removed path_dropped "
-			                  "path)", kv->line,
+			                  "path network env_config)", kv->line,
 			                  rc < 0 ? "(overlong word)" : word);
 			return -1;
 		}
@@ -428,6 +430,10 @@ static const char *field(const struct warden_request *req, int which,
 		return *joined = words_join(HAS(req, n_path_dropped) ? req->path_dropped : NULL,
 		                            HAS(req, n_path_dropped) && req->path_dropped != NULL
 		                            ? req->n_path_dropped : 0, ":", 0);
+	case F_ENV_CONFIG:
+		return *joined = words_join(HAS(req, n_env_config) ? req->env_config : NULL,
+		                            HAS(req, n_env_config) && req->env_config != NULL
+		                            ? req->n_env_config : 0, " ", 1);
 	case F_PROGRAM_WRITABLE:
 		return HAS(req, program_writable) && req->program_writable ? "yes" : "no";
 	case F_PROGRAM: v = HAS(req, program) ? req->program : ""; break;

@@ -26,6 +26,7 @@ int shape_six(const char *a, const char *b, const char *c, const char *d,
 int shape_command(const char *a, const char *b, const char *c, const char *d,
                   const char *e, const char *f);
 int shape_path(const char *a);
+int shape_env(const char *a);
 
 /* 0 when the fields argv program interpreter program_writable env_removed
  * path_dropped came as tests/test_ffi.c sends them, as text. */
@@ -43,4 +44,12 @@ int shape_command(const char *a, const char *b, const char *c, const char *d,
 int shape_path(const char *a)
 {
 	return strcmp(a, "/usr/bin:/bin") == 0 ? 0 : a[0] == '\0' ? 2 : 1;
+}
+
+/* 0 for the env_config tests/test_ffi.c sends (each entry shell-quoted);
+ * 2 for "" (none). */
+int shape_env(const char *a)
+{
+	return strcmp(a, "HOME=/home/u 'XDG_CONFIG_HOME=/home/u/my config'") == 0 ? 0 :
+	       a[0] == '\0' ? 2 : 1;
 }
