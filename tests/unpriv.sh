@@ -4,8 +4,9 @@
 # so that a root run (CI's) covers both callers: bwrap and Landlock
 # confinement (result, hostview, boundary), denials and escalations
 # (escalate, escalate-network), the network knob (network), sessions
-# (session), serve over stdio and mcp.  Which, and why: UNPRIV_TESTS
-# below.  denyread.sh and roots.sh make their own throwaway user for the
+# (session), serve over stdio and mcp, the three faces' shared scenario
+# (harness) and the allowlist proxy (allowlist).  Which, and why:
+# UNPRIV_TESTS below.  They run in two lanes, as `make -j2` would.  denyread.sh and roots.sh make their own throwaway user for the
 # same cases; the sandbox matrix, the boundary tests of tests/sandbox and
 # tests/landlock, overlap, procfs and nameservice need root (what they
 # check is what root could do) and skip with that reason without it.
@@ -26,7 +27,7 @@
 UNPRIV_TESTS="${UNPRIV_TESTS:-tests/run/result.sh tests/run/session.sh
 	tests/run/escalate.sh tests/run/escalate-network.sh tests/run/network.sh
 	tests/run/hostview.sh tests/run/boundary.sh tests/serve/stdio.sh
-	tests/mcp/mcp.sh}"
+	tests/mcp/mcp.sh tests/harness/harness.sh tests/run/allowlist.sh}"
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "SKIP: not root: making a throwaway user needs root; run as this user, the rest of the suite is the unprivileged run"
@@ -76,23 +77,41 @@ MODULES=${MCP_NODE_MODULES:-$top_srcdir/tests/mcp/node_modules}
 	{ cp -pR "$MODULES" "$S/tests/mcp/node_modules" && chown -R "$UID_:$GID_" "$S/tests/mcp/node_modules"; }
 
 echo "---- as $NAME (uid $UID_), in $U"
-for t in $UNPRIV_TESTS; do
+# One test as the user; its output and status in $U/res-K.
+run_one() { # run_one K TEST
 	start=$(date +%s)
 	setpriv --reuid="$UID_" --regid="$GID_" --clear-groups \
 		env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$U/home" LANG=C.UTF-8 \
 		USER="$NAME" LOGNAME="$NAME" TMPDIR=/tmp \
 		top_srcdir="$S" top_builddir="$B" WARDEN="$B/warden" \
 		MCP_NODE_MODULES="$S/tests/mcp/node_modules" \
-		/bin/sh "$S/$t" >"$U/out" 2>&1 </dev/null
-	rc=$?
-	took=$(( $(date +%s) - start ))
-	sed "s|^|[$t] |" "$U/out"
+		/bin/sh "$S/$2" >"$U/out-$1" 2>&1 </dev/null
+	echo "$? $(( $(date +%s) - start ))" >"$U/res-$1"
+}
+# Two lanes, as `make -j2` runs the suite: the tests are independent
+# (each its own directory), and most of their time is waiting.
+lane() { # lane L: the tests whose index is L modulo 2
+	k=0
+	for t in $UNPRIV_TESTS; do
+		[ $((k % 2)) -ne "$1" ] || run_one "$k" "$t"
+		k=$((k + 1))
+	done
+}
+lane 0 &
+lane0=$!
+lane 1
+wait "$lane0"
+k=0
+for t in $UNPRIV_TESTS; do
+	read -r rc took <"$U/res-$k" || { rc=1 took=0; }
+	sed "s|^|[$t] |" "$U/out-$k"
 	case $rc in
 	0) echo "ok: $t as $NAME (${took} s)" ;;
-	77) echo "SKIP: $t as $NAME: $(grep -m 1 -i skip "$U/out")" ;;
+	77) echo "SKIP: $t as $NAME: $(grep -m 1 -i skip "$U/out-$k")" ;;
 	*) echo "FAIL: $t as $NAME: exit $rc (${took} s)"
 	   failures=$((failures + 1)) ;;
 	esac
+	k=$((k + 1))
 done
 
 # Nothing of the user's is left running, and nothing it made outside its tree.
