@@ -21,7 +21,7 @@ printf "#!/bin/sh\ntouch \"%s/fsmonitor.ran\"\n" "$PWD" > fm.sh; chmod +x fm.sh
 git --git-dir=fakegit config core.fsmonitor "$PWD/fm.sh"
 echo ready
 for j in 1 2 3 4; do python3 -c "
-import os, signal
+import os, signal  # termrace-'"$TAG"'
 for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP): signal.signal(s, signal.SIG_IGN)
 while True:
     try:
@@ -59,7 +59,8 @@ time.sleep(2); p.terminate(); p.wait()' "$T/argv" "$T/o") ;;
 	else
 		ok "$how: nothing planted; the pin is gone ($(ls -A "$R" | tr '\n' ' '))"
 	fi
-	[ -z "$(pgrep -f 'os.rename\(\\"fakegit')" ] || fail "$how: the command's processes outlived the run"
+	# This test's processes only (its tag): another suite may run beside it.
+	[ -z "$(pgrep -f "termrace-$TAG")" ] || fail "$how: the command's processes outlived the run"
 done
 # The launcher as its caller may start it: exec'd by a process with a job
 # of its own (the launcher reaps what bwrap leaves behind, and only that),
