@@ -41,6 +41,22 @@ grantable_tree() {
 	esac
 }
 
+# unreachable_by_others: prints the first directory above the build tree
+# that other users cannot search (a home directory of mode 0700, say), or
+# nothing.  A test that runs warden as another user from the build tree
+# needs none; tests/unpriv.sh copies what it needs and runs anywhere.
+unreachable_by_others() {
+	d=$(cd "$top_builddir" && pwd -P)
+	while [ "$d" != / ] && [ -n "$d" ]; do
+		d=$(dirname "$d")
+		m=$(stat -c %A "$d") || { echo "$d"; return; }
+		case $m in
+		?????????[xt]) ;;
+		*) echo "$d ($m)"; return ;;
+		esac
+	done
+}
+
 fail() {
 	echo "FAIL: $*"
 	failures=$((failures + 1))
