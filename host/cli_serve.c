@@ -502,7 +502,11 @@ static void start_call(struct serve *sv, struct warden_server *srv, json_t *id,
 	}
 	c->argv[c->argc] = NULL;
 	if (warden_server_job(srv, id, call_job, c, &call_ops, c, &err) < 0) {
-		warden_server_error(srv, id, WARDEN_RPC_INVALID_REQUEST, err.msg, NULL);
+		/* As run's: a request the server cannot take (its id is in
+		 * use) is the client's; anything else (no descriptors, no
+		 * fork) is the system's, and says so. */
+		warden_server_error(srv, id, err.code == WARDEN_EUSAGE
+		                    ? WARDEN_RPC_INVALID_REQUEST : err.code, err.msg, NULL);
 		call_free(c);
 	}
 }
