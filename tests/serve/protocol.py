@@ -95,11 +95,12 @@ def params_of(body):
             continue
         if ln.startswith("Result:") or ln.startswith("The client's result:"):
             break
-        if on and ln.startswith(".I "):
-            name = roff_text(ln)
-            spec = body[k + 1] if k + 1 < len(body) else ""
+        spec = body[k + 1] if k + 1 < len(body) else ""
+        # A param is ".I NAME" and then "(TYPE, required|optional...";
+        # a name mentioned inside another's description is not one.
+        if on and ln.startswith(".I ") and spec.startswith("("):
             first = spec.split(")")[0]
-            got.append((name, ", required" in first))
+            got.append((roff_text(ln), ", required" in first))
     return got
 
 
@@ -365,6 +366,21 @@ try:
     else:
         fail("serve: run: %s, notifications %s" % (json.dumps(m)[:300], kinds))
 
+    # Output past output_limit: run.left_out.  An escalation the client
+    # allows: approval.ask, then run.notice.
+    m = srv.call("run", {"command": "head -c 400000 /dev/zero", "session": session})
+    if m.get("result", {}).get("class") != "ok":
+        fail("serve: a run of 400000 bytes: %s" % json.dumps(m)[:300])
+
+    def allow(req):
+        srv.line(json.dumps({"jsonrpc": "2.0", "id": req["id"], "result": {
+            "decision": "allowed-once", "message": "protocol test"}}))
+    m = srv.call("run", {"command": "true", "session": session,
+                         "escalate": "danger-full-access",
+                         "justification": "the protocol test"}, on_request=allow)
+    if m.get("result", {}).get("class") != "ok":
+        fail("serve: an allowed escalation: %s" % json.dumps(m)[:300])
+
     # A worker that dies before it reports: 70.
     id = srv.send("run", {"command": "sleep 60 # protocol-worker-%d" % os.getpid(),
                           "session": session})
@@ -439,15 +455,27 @@ for c in sorted(serve_codes):
               % (c, UNREACHABLE[("serve", c)]))
     else:
         fail("serve: documented code %d came from no request" % c)
-for n in ("run.output", "approval.withdrawn"):
-    if n not in notifications:
-        fail("serve: notification %s is not in the reference" % n)
-for m in srv.notes:
-    if m["method"] not in notifications:
-        fail("serve: notification %s is not in the reference" % m["method"])
-for m in srv.requests:
-    if m["method"] not in {n for n, _ in ref.get("serve: requests to the client", [])}:
-        fail("serve: request %s is not in the reference" % m["method"])
+# Every notification and request the server sent is documented, with
+# exactly its fields; and each documented one came.
+sent = {n: {p for p, _ in params_of(b)}
+        for sub in ("serve: notifications", "serve: requests to the client")
+        for n, b in ref.get(sub, [])}
+came = set()
+for m in srv.notes + srv.requests:
+    name, keys = m["method"], set(m.get("params", {}))
+    if name in came:
+        continue
+    came.add(name)
+    if name not in sent:
+        fail("serve: %s is not in the reference" % name)
+    elif keys != sent[name]:
+        fail("serve: %s has the fields %s, the reference says %s"
+             % (name, sorted(keys), sorted(sent[name])))
+for name in sorted(sent):
+    if name in came:
+        ok("serve: %s came, with its documented fields" % name)
+    else:
+        fail("serve: %s is documented but never came" % name)
 
 # -------------------------------------------------------------------- mcp
 
