@@ -121,6 +121,18 @@ for (face, code), why in UNREACHABLE.items():
         fail("%s: code %d (%s) is not in the reference" % (face, code, why))
 
 
+# `warden serve --help` names every method, and no other.
+helptext = subprocess.run([WARDEN, "serve", "--help"], capture_output=True,
+                          text=True).stdout
+listed = re.search(r"Methods: (.*?)\.  ", helptext.replace("\n", " "))
+listed = set(re.split(r",\s*", listed.group(1))) if listed else set()
+if listed == set(serve_methods):
+    ok("serve --help names the documented methods")
+else:
+    fail("serve --help names %s; the reference %s"
+         % (sorted(listed), sorted(serve_methods)))
+
+
 # ------------------------------------------------------------- the servers
 
 class Server:
@@ -507,6 +519,15 @@ try:
             fail("mcp: documented method %s: method not found" % name)
         else:
             ok("mcp: method %s exists" % name)
+    # tools/list gives the tools the reference names, and no other.
+    body = dict(ref.get("mcp: methods", [])).get("tools/list", [])
+    named = set(re.findall(r"\\fB(\w+)\\fR", "\n".join(body)))
+    m = mcp.call("tools/list", {})
+    tools = {t.get("name") for t in m.get("result", {}).get("tools", [])}
+    if tools and tools == named:
+        ok("mcp: tools/list gives %s, as documented" % sorted(tools))
+    else:
+        fail("mcp: tools/list gives %s; the reference %s" % (sorted(tools), sorted(named)))
     for name in ("tools/nope", "resources/list", "prompts/list"):
         expect_code(mcp.call(name, {}), -32601, "mcp: undocumented method %s" % name)
     expect_code(mcp.raw("{not json", "bad JSON"), -32700, "mcp: bad JSON")
