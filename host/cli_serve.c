@@ -71,14 +71,16 @@ static void usage(FILE *f)
 	        "per line: on stdin/stdout, or with --socket on a unix socket at\n"
 	        "PATH (mode 0600; only this user connects, never a command that\n"
 	        "runs in a sandbox).  Methods: session.new, session.show,\n"
-	        "session.state, mode.set, network, network.set, policy.set,\n"
+	        "session.state, mode.set, network, network.set, roots.list,\n"
+	        "roots.add, roots.remove, grant.list, grant.revoke, policy.set,\n"
 	        "preset.list, preset.select, preset.current, config.check,\n"
 	        "plugins, confine, approve, run, cancel.  A run's output comes as run.output notifications\n"
 	        "(base64, numbered by seq across both streams; at most output_limit\n"
 	        "bytes, head and tail, a run.left_out notification between them),\n"
 	        "its result as the response; approvals asked of the\n"
 	        "client come as approval.ask requests, and approval.withdrawn\n"
-	        "notifications void those no longer asked.  See warden(1).\n"
+	        "notifications void those no longer asked.  Each method's params,\n"
+	        "result and errors: warden(1), PROTOCOL.\n"
 	        "\n"
 	        "  --socket PATH   listen on a unix socket instead of stdio\n"
 	        "  --help          this text\n");
@@ -502,7 +504,11 @@ static void start_call(struct serve *sv, struct warden_server *srv, json_t *id,
 	}
 	c->argv[c->argc] = NULL;
 	if (warden_server_job(srv, id, call_job, c, &call_ops, c, &err) < 0) {
-		warden_server_error(srv, id, WARDEN_RPC_INVALID_REQUEST, err.msg, NULL);
+		/* As run's: a request the server cannot take (its id is in
+		 * use) is the client's; anything else (no descriptors, no
+		 * fork) is the system's, and says so. */
+		warden_server_error(srv, id, err.code == WARDEN_EUSAGE
+		                    ? WARDEN_RPC_INVALID_REQUEST : err.code, err.msg, NULL);
 		call_free(c);
 	}
 }
