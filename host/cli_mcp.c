@@ -548,7 +548,8 @@ static void m_tools_list(struct warden_server *srv, json_t *id, json_t *params,
 	(void)params;
 	if (id == NULL)
 		return;
-	res = warden_mcp_tools_list(m->no_approver[0] ? m->no_approver : NULL);
+	res = warden_mcp_tools_list(m->no_approver[0] ? m->no_approver : NULL,
+	                            m->cfg->max_timeout_ms);
 	if (res == NULL)
 		warden_server_error(srv, id, WARDEN_RPC_INTERNAL_ERROR, "out of memory", NULL);
 	else

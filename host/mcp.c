@@ -170,7 +170,7 @@ static json_t *run_output_schema(void)
 	                 "output");
 }
 
-static json_t *run_tool(const char *no_approver)
+static json_t *run_tool(const char *no_approver, long max_timeout_ms)
 {
 	json_t *in = json_pack(
 		"{s:s,s:{"
@@ -186,8 +186,10 @@ static json_t *run_tool(const char *no_approver)
 		"the shell command (run as bash -c COMMAND in the workspace)",
 		"minLength", 1,
 		"timeout_s", "type", "number", "exclusiveMinimum", 0.0,
-		"maximum", (double)WARDEN_RUN_TIMEOUT_MAX_MS / 1000.0, "description",
-		"kill the command after this many seconds (exit 124)",
+		"maximum", (double)(max_timeout_ms > 0 && max_timeout_ms < WARDEN_RUN_TIMEOUT_MAX_MS
+		                    ? max_timeout_ms : WARDEN_RUN_TIMEOUT_MAX_MS) / 1000.0,
+		"description",
+		"kill the command after this many seconds (exit 124); at most the config's max_timeout",
 		"escalate", "type", "string", "enum", "workspace-write",
 		"danger-full-access", "description",
 		"ask the user to run this command once under this mode (after a denial: "
@@ -255,9 +257,9 @@ static json_t *state_tool(void)
 	                 "annotations", "readOnlyHint", 1, "openWorldHint", 0);
 }
 
-json_t *warden_mcp_tools_list(const char *no_approver)
+json_t *warden_mcp_tools_list(const char *no_approver, long max_timeout_ms)
 {
-	return json_pack("{s:[o,o]}", "tools", run_tool(no_approver), state_tool());
+	return json_pack("{s:[o,o]}", "tools", run_tool(no_approver, max_timeout_ms), state_tool());
 }
 
 /* ------------------------------------------------------------- arguments */

@@ -47,8 +47,10 @@ struct json_t *warden_mcp_initialize_result(const char *version,
                                             const char *no_approver);
 
 /* The tools/list result; NULL when out of memory.  no_approver as for
- * initialize: the run tool's description invites no escalation then. */
-struct json_t *warden_mcp_tools_list(const char *no_approver);
+ * initialize: the run tool's description invites no escalation then;
+ * max_timeout_ms the config's (0: unset), the run tool's timeout_s
+ * maximum. */
+struct json_t *warden_mcp_tools_list(const char *no_approver, long max_timeout_ms);
 
 /* A run tool call's arguments, checked. */
 struct warden_mcp_run_args {

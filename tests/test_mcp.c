@@ -63,11 +63,18 @@ static void test_elicitation_capability_empty_or_form(void **state)
 
 static void test_tools_list_run_and_read_only_state_no_setters(void **state)
 {
-	json_t *l = warden_mcp_tools_list(NULL), *tools, *t;
+	json_t *l = warden_mcp_tools_list(NULL, 0), *tools, *t, *m3;
 	size_t i;
 
 	(void)state;
 	assert_non_null(l);
+	/* timeout_s's maximum is the config's max_timeout when one is set. */
+	m3 = warden_mcp_tools_list(NULL, 3000);
+	assert_non_null(m3);
+	assert_true(json_real_value(json_object_get(json_object_get(json_object_get(json_object_get(
+	            json_array_get(json_object_get(m3, "tools"), 0), "inputSchema"), "properties"),
+	            "timeout_s"), "maximum")) == 3.0);
+	json_decref(m3);
 	tools = json_object_get(l, "tools");
 	assert_int_equal(json_array_size(tools), 2);
 	json_array_foreach(tools, i, t) {
