@@ -409,30 +409,40 @@ static void set_why(char *why, size_t whylen, const char *s, size_t n)
 	why[k] = '\0';
 }
 
+/* The next of a stream of JSON documents with whitespace between (what
+ * bwrap's --json-status-fd and the launcher write), from *off, which it
+ * moves past it: NULL at the end (*bad 0) or at anything that does not
+ * parse (*bad 1). */
+static json_t *next_doc(const char *buf, size_t len, size_t *off, int *bad)
+{
+	json_error_t jerr;
+	json_t *doc;
+
+	*bad = 0;
+	while (*off < len && (buf[*off] == ' ' || buf[*off] == '\t' ||
+	                      buf[*off] == '\r' || buf[*off] == '\n'))
+		(*off)++;
+	if (*off >= len)
+		return NULL;
+	doc = json_loadb(buf + *off, len - *off,
+	                 JSON_DISABLE_EOF_CHECK | JSON_REJECT_DUPLICATES, &jerr);
+	if (doc == NULL || jerr.position <= 0) {
+		json_decref(doc);
+		*bad = 1;
+		return NULL;
+	}
+	*off += (size_t)jerr.position;
+	return doc;
+}
+
 static void parse_bwrap(const char *buf, size_t len, int wait_status,
                         int *exec, char *why, size_t whylen)
 {
 	size_t off = 0;
-	int saw_pid = 0;
+	int saw_pid = 0, bad;
+	json_t *doc, *v;
 
-	while (off < len) {
-		json_error_t jerr;
-		json_t *doc, *v;
-
-		/* Skip the whitespace between documents. */
-		while (off < len && (buf[off] == ' ' || buf[off] == '\t' ||
-		                     buf[off] == '\r' || buf[off] == '\n'))
-			off++;
-		if (off >= len)
-			break;
-		doc = json_loadb(buf + off, len - off,
-		                 JSON_DISABLE_EOF_CHECK | JSON_REJECT_DUPLICATES,
-		                 &jerr);
-		if (doc == NULL || jerr.position <= 0) {
-			json_decref(doc);
-			break;
-		}
-		off += (size_t)jerr.position;
+	while ((doc = next_doc(buf, len, &off, &bad)) != NULL) {
 		v = json_is_object(doc) ? json_object_get(doc, "exit-code") : NULL;
 		if (json_is_integer(v)) {
 			json_decref(doc);
@@ -509,28 +519,14 @@ int warden_evidence_signal(const char *buf, size_t len)
 {
 	size_t off = 0;
 	long sig = 0, code = -1;
+	json_t *doc, *v;
+	int bad;
 
 	if (buf == NULL)
 		return 0;
 	if (len > WARDEN_EVIDENCE_MAX)
 		len = WARDEN_EVIDENCE_MAX;
-	while (off < len) {
-		json_error_t jerr;
-		json_t *doc, *v;
-
-		while (off < len && (buf[off] == ' ' || buf[off] == '\t' ||
-		                     buf[off] == '\r' || buf[off] == '\n'))
-			off++;
-		if (off >= len)
-			break;
-		doc = json_loadb(buf + off, len - off,
-		                 JSON_DISABLE_EOF_CHECK | JSON_REJECT_DUPLICATES,
-		                 &jerr);
-		if (doc == NULL || jerr.position <= 0) {
-			json_decref(doc);
-			return 0;
-		}
-		off += (size_t)jerr.position;
+	while ((doc = next_doc(buf, len, &off, &bad)) != NULL) {
 		if (json_is_object(doc)) {
 			v = json_object_get(doc, "warden-signal");
 			if (json_is_integer(v))
@@ -541,6 +537,8 @@ int warden_evidence_signal(const char *buf, size_t len)
 		}
 		json_decref(doc);
 	}
+	if (bad)
+		return 0;
 	return sig >= 1 && sig < 128 && code == 128 + sig ? (int)sig : 0;
 }
 
