@@ -63,6 +63,11 @@ void warden_cli_json_init(void);
 /* Prints "warden: MSG" to stderr and returns err->code (the exit status). */
 int warden_cli_fail(const struct warden_error *err);
 
+/* Prints an operation's error (ops.h), "warden: WHAT: MSG" when it names
+ * an argument, and returns its code (the exit status). */
+struct warden_op;
+int warden_cli_op_fail(const struct warden_op *op, const char *what);
+
 /* Prints "warden: MSG" for a usage error and returns WARDEN_EUSAGE. */
 int warden_cli_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -17,6 +17,7 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "ops.h"
 #include "grant.h"
 #include "session.h"
 #include "text.h"
@@ -39,52 +40,31 @@ static void usage(FILE *f)
 	        "  --help  this text\n");
 }
 
-/* The session named on the command line, opened; 0 or an exit status. */
-static int open_session(struct warden_cli *cli, const char *sub,
-                        struct warden_config **cfg, struct warden_session **s)
+static int no_session(struct warden_cli *cli, const char *sub)
 {
-	struct warden_error err = { 0, "" };
-
 	if (cli->session_id == NULL || cli->session_id[0] == '\0')
 		return warden_cli_usage("grant %s: no session (give --session ID or set WARDEN_SESSION): grants belong to a session",
 		                        sub);
-	if (warden_session_id_check(cli->session_id, &err) < 0)
-		return warden_cli_fail(&err);
-	if (warden_config_load(cli->config_path, cfg, &err) < 0)
-		return warden_cli_fail(&err);
-	if (warden_session_open(*cfg, cli->session_id, s, &err) < 0) {
-		warden_config_free(*cfg);
-		*cfg = NULL;
-		return warden_cli_fail(&err);
-	}
 	return 0;
 }
 
 static int list(struct warden_cli *cli, int json)
 {
+	struct warden_op op = { cli->config_path, cli->session_id, { 0, "" }, NULL };
 	struct warden_error err = { 0, "" };
-	struct warden_config *cfg = NULL;
-	struct warden_session *s = NULL;
-	json_t *grants = NULL, *g;
+	json_t *res, *g;
 	size_t i;
 	int r;
 
-	if ((r = open_session(cli, "list", &cfg, &s)) != 0)
+	if ((r = no_session(cli, "list")) != 0)
 		return r;
-	r = warden_session_grants(s, &grants, &err);
-	warden_session_close(s);
-	warden_config_free(cfg);
-	if (r < 0)
-		return warden_cli_fail(&err);
-	if (json) {
-		r = warden_cli_print_json(json_pack("{s:o,s:o}", "session",
-		                                    warden_cli_json_string(cli->session_id),
-		                                    "grants", grants), &err);
-		return r < 0 ? warden_cli_fail(&err) : 0;
-	}
-	if (json_array_size(grants) == 0)
+	if ((res = warden_op_grant_list(&op)) == NULL)
+		return warden_cli_op_fail(&op, "grant list");
+	if (json)
+		return warden_cli_print_json(res, &err) < 0 ? warden_cli_fail(&err) : 0;
+	if (json_array_size(json_object_get(res, "grants")) == 0)
 		printf("no grant is in force\n");
-	json_array_foreach(grants, i, g)
+	json_array_foreach(json_object_get(res, "grants"), i, g)
 		warden_text_line(stdout, "%s  %s: %s (seq %lld, %s, answerer %s)",
 		                 json_string_value(json_object_get(g, "id")),
 		                 json_string_value(json_object_get(g, "name")) != NULL
@@ -94,28 +74,25 @@ static int list(struct warden_cli *cli, int json)
 		                 json_string_value(json_object_get(g, "time")),
 		                 json_string_value(json_object_get(g, "answerer")) != NULL
 		                 ? json_string_value(json_object_get(g, "answerer")) : "?");
-	json_decref(grants);
+	json_decref(res);
 	return fflush(stdout) == 0 ? 0 : WARDEN_EIO;
 }
 
 static int revoke(struct warden_cli *cli, const char *id)
 {
-	struct warden_error err = { 0, "" };
-	struct warden_config *cfg = NULL;
-	struct warden_session *s = NULL;
+	struct warden_op op = { cli->config_path, cli->session_id, { 0, "" }, NULL };
+	json_t *res;
 	int r;
 
 	if (!warden_grant_id_ok(id))
 		return warden_cli_usage("grant revoke: '%.64s' is not a grant id (grant- and 16 hex digits: warden grant list shows them)",
 		                        id);
-	if ((r = open_session(cli, "revoke", &cfg, &s)) != 0)
+	if ((r = no_session(cli, "revoke")) != 0)
 		return r;
-	r = warden_session_revoke(s, id, &err);
-	warden_session_close(s);
-	warden_config_free(cfg);
-	if (r < 0)
-		return warden_cli_fail(&err);
-	printf("grant: revoked %s\n", id);
+	if ((res = warden_op_grant_revoke(&op, id)) == NULL)
+		return warden_cli_op_fail(&op, "grant revoke");
+	printf("%s\n", json_string_value(json_object_get(res, "message")));
+	json_decref(res);
 	return 0;
 }
 

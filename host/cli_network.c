@@ -19,6 +19,7 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "ops.h"
 #include "policy.h"
 #include "session.h"
 #include "vocab.h"
@@ -56,61 +57,33 @@ static void usage(FILE *f)
 
 static int show(struct warden_cli *cli, int json)
 {
+	struct warden_op op = { cli->config_path, cli->session_id, { 0, "" }, NULL };
 	struct warden_error err = { 0, "" };
-	struct warden_config *cfg = NULL;
-	struct warden_resolved res;
-	const char *session = cli->session_id;
-	int r;
+	json_t *res;
 
-	if (session != NULL && warden_session_id_check(session, &err) < 0)
-		return warden_cli_fail(&err);
-	if (warden_config_load(cli->config_path, &cfg, &err) < 0)
-		return warden_cli_fail(&err);
-	r = warden_policy_resolve(cfg, session, 0, &res, &err);
-	warden_config_free(cfg);
-	if (r < 0)
-		return warden_cli_fail(&err);
-	if (json) {
-		r = warden_cli_print_json(json_pack("{s:o,s:s,s:s,s:s}",
-		                                    "session", res.session_id[0]
-		                                    ? warden_cli_json_string(res.session_id)
-		                                    : json_null(),
-		                                    "network", warden_network_name(res.network),
-		                                    "source", warden_source_name(res.network_source),
-		                                    "mode", warden_mode_name(res.mode)),
-		                          &err);
-		return r < 0 ? warden_cli_fail(&err) : 0;
-	}
-	printf("network: %s (%s)\n", warden_network_name(res.network),
-	       warden_source_name(res.network_source));
+	if ((res = warden_op_network(&op)) == NULL)
+		return warden_cli_op_fail(&op, "network");
+	if (json)
+		return warden_cli_print_json(res, &err) < 0 ? warden_cli_fail(&err) : 0;
+	printf("network: %s (%s)\n", json_string_value(json_object_get(res, "network")),
+	       json_string_value(json_object_get(res, "source")));
+	json_decref(res);
 	return 0;
 }
 
 static int set(struct warden_cli *cli, const char *value)
 {
-	struct warden_error err = { 0, "" };
-	struct warden_config *cfg = NULL;
-	struct warden_session *s = NULL;
-	int r, network, changed = 0;
+	struct warden_op op = { cli->config_path, cli->session_id, { 0, "" }, NULL };
+	json_t *res;
 
-	network = warden_network_parse(value);
-	if (network < 0)
+	if (warden_network_parse(value) < 0)
 		return warden_cli_usage("network set: not a network setting (allowed: restricted, allowlist, enabled)");
 	if (cli->session_id == NULL || cli->session_id[0] == '\0')
 		return warden_cli_usage("network set: no session (give --session ID or set WARDEN_SESSION)");
-	if (warden_session_id_check(cli->session_id, &err) < 0)
-		return warden_cli_fail(&err);
-	if (warden_config_load(cli->config_path, &cfg, &err) < 0)
-		return warden_cli_fail(&err);
-	r = warden_session_open(cfg, cli->session_id, &s, &err);
-	if (r == 0)
-		r = warden_session_set_network(s, network, &changed, &err);
-	warden_session_close(s);
-	warden_config_free(cfg);
-	if (r < 0)
-		return warden_cli_fail(&err);
-	printf("network: %s%s\n", value,
-	       changed ? "" : " (already recorded; nothing written)");
+	if ((res = warden_op_knob_set(&op, WARDEN_OP_NETWORK, value)) == NULL)
+		return warden_cli_op_fail(&op, "network set");
+	printf("%s\n", json_string_value(json_object_get(res, "message")));
+	json_decref(res);
 	return 0;
 }
 

@@ -21,6 +21,7 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "ops.h"
 #include "policy.h"
 #include "roots.h"
 #include "session.h"
@@ -48,94 +49,47 @@ static void usage(FILE *f)
 	        "  --help  this text\n");
 }
 
-/* The session (or NULL) and the roots a run would get; 0 or an exit. */
-static int resolve(struct warden_cli *cli, struct warden_config *cfg,
-                   struct warden_roots *roots, struct warden_resolved *res,
-                   struct warden_error *err)
-{
-	struct warden_session *s = NULL;
-	int r;
-
-	if (cli->session_id != NULL && cli->session_id[0] != '\0' &&
-	    (r = warden_session_open(cfg, cli->session_id, &s, err)) < 0)
-		return r;
-	r = s != NULL ? warden_policy_resolve_session(cfg, s, 0, res, err)
-	              : warden_policy_resolve(cfg, NULL, 0, res, err);
-	if (r == 0)
-		r = warden_roots_resolve(cfg, s != NULL ? warden_session_knobs(s) : NULL,
-		                         res->root, roots, err);
-	warden_session_close(s);
-	return r;
-}
-
 static int list(struct warden_cli *cli, int json)
 {
+	struct warden_op op = { cli->config_path, cli->session_id, { 0, "" }, NULL };
 	struct warden_error err = { 0, "" };
-	struct warden_config *cfg = NULL;
-	struct warden_resolved res;
-	struct warden_roots roots;
+	json_t *res, *v;
 	size_t i;
-	int r;
 
-	warden_roots_init(&roots);
-	if (warden_config_load(cli->config_path, &cfg, &err) < 0)
-		return warden_cli_fail(&err);
-	r = resolve(cli, cfg, &roots, &res, &err);
-	warden_config_free(cfg);
-	if (r < 0)
-		return warden_cli_fail(&err);
-	if (json) {
-		r = warden_cli_print_json(json_pack("{s:o,s:o,s:s,s:o,s:o}",
-		                                    "session", res.session_id[0]
-		                                    ? warden_cli_json_string(res.session_id)
-		                                    : json_null(),
-		                                    "root", warden_cli_json_string(res.root),
-		                                    "source", warden_source_name(roots.list_source),
-		                                    "roots", warden_roots_json(&roots),
-		                                    "notes", warden_roots_notes_json(&roots)),
-		                          &err);
-		warden_roots_free(&roots);
-		return r < 0 ? warden_cli_fail(&err) : 0;
-	}
-	warden_text_line(stdout, "root: %s (workspace root)", res.root);
-	for (i = 0; i < roots.n; i++)
-		warden_text_line(stdout, "root: %s (%s%s%s%s)", roots.path[i],
-		                 roots.source[i] == WARDEN_SOURCE_DERIVED ? "worktree"
-		                 : warden_source_name(roots.source[i]),
-		                 roots.kind[i] == WARDEN_ROOT_GIT_COMMON_DIR
+	if ((res = warden_op_roots_list(&op)) == NULL)
+		return warden_cli_op_fail(&op, "roots list");
+	if (json)
+		return warden_cli_print_json(res, &err) < 0 ? warden_cli_fail(&err) : 0;
+	warden_text_line(stdout, "root: %s (workspace root)",
+	                 json_string_value(json_object_get(res, "root")));
+	json_array_foreach(json_object_get(res, "roots"), i, v) {
+		const char *wt = json_string_value(json_object_get(v, "worktree"));
+
+		warden_text_line(stdout, "root: %s (%s%s%s%s)",
+		                 json_string_value(json_object_get(v, "path")),
+		                 json_string_value(json_object_get(v, "source")),
+		                 strcmp(json_string_value(json_object_get(v, "kind")), "git-common-dir") == 0
 		                 ? ", git directory: hooks and config read-only" : "",
-		                 roots.worktree[i] != NULL ? ", for " : "",
-		                 roots.worktree[i] != NULL ? roots.worktree[i] : "");
-	for (i = 0; i < roots.n_notes; i++)
-		warden_text_line(stdout, "note: %s", roots.notes[i]);
-	warden_roots_free(&roots);
+		                 wt != NULL ? ", for " : "", wt != NULL ? wt : "");
+	}
+	json_array_foreach(json_object_get(res, "notes"), i, v)
+		warden_text_line(stdout, "note: %s", json_string_value(v));
+	json_decref(res);
 	return 0;
 }
 
 static int change(struct warden_cli *cli, const char *dir, int add)
 {
-	struct warden_error err = { 0, "" };
-	struct warden_config *cfg = NULL;
-	struct warden_session *s = NULL;
-	char resolved[PATH_MAX];
-	int r, changed = 0;
+	struct warden_op op = { cli->config_path, cli->session_id, { 0, "" }, NULL };
+	json_t *res;
 
 	if (cli->session_id == NULL || cli->session_id[0] == '\0')
 		return warden_cli_usage("roots %s: no session (give --session ID or set WARDEN_SESSION; without one, list directories in [warden] writable_roots)",
 		                        add ? "add" : "remove");
-	if (warden_session_id_check(cli->session_id, &err) < 0)
-		return warden_cli_fail(&err);
-	if (warden_config_load(cli->config_path, &cfg, &err) < 0)
-		return warden_cli_fail(&err);
-	r = warden_session_open(cfg, cli->session_id, &s, &err);
-	if (r == 0)
-		r = warden_roots_change(cfg, s, dir, add, resolved, &changed, &err);
-	warden_session_close(s);
-	warden_config_free(cfg);
-	if (r < 0)
-		return warden_cli_fail(&err);
-	warden_text_line(stdout, "roots: %s %s%s", add ? "added" : "removed", resolved,
-	                 changed ? "" : " (already recorded; nothing written)");
+	if ((res = warden_op_roots_change(&op, dir, add)) == NULL)
+		return warden_cli_op_fail(&op, add ? "roots add" : "roots remove");
+	warden_text_line(stdout, "%s", json_string_value(json_object_get(res, "message")));
+	json_decref(res);
 	return 0;
 }
 

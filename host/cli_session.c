@@ -24,6 +24,7 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "ops.h"
 #include "policy.h"
 #include "preset.h"
 #include "roots.h"
@@ -85,15 +86,6 @@ static int print_json(json_t *o)
 	return warden_cli_print_json(o, &err) < 0 ? warden_cli_fail(&err) : 0;
 }
 
-static int load_config(struct warden_cli *cli, struct warden_config **cfg)
-{
-	struct warden_error err = { 0, "" };
-
-	if (warden_config_load(cli->config_path, cfg, &err) < 0)
-		return warden_cli_fail(&err);
-	return 0;
-}
-
 /* The session a knob command acts on: --session, else $WARDEN_SESSION. */
 static int need_session(struct warden_cli *cli, const char *what)
 {
@@ -133,10 +125,9 @@ static void session_usage(FILE *f)
 
 static int session_new(struct warden_cli *cli, int argc, char **argv)
 {
-	struct warden_error err = { 0, "" };
-	struct warden_config *cfg = NULL;
+	struct warden_op op = { cli->config_path, NULL, { 0, "" }, NULL };
 	struct opts o;
-	char *id = NULL;
+	json_t *res;
 	int r;
 
 	if ((r = parse_opts(argc, argv, 0, 1, "session new", &o)) != 0)
@@ -147,14 +138,10 @@ static int session_new(struct warden_cli *cli, int argc, char **argv)
 	}
 	if (optind < argc)
 		return warden_cli_usage("session new: unexpected argument '%s'", argv[optind]);
-	if ((r = load_config(cli, &cfg)) != 0)
-		return r;
-	r = warden_session_create(cfg, o.cwd, &id, &err);
-	warden_config_free(cfg);
-	if (r < 0)
-		return warden_cli_fail(&err);
-	printf("%s\n", id);
-	free(id);
+	if ((res = warden_op_session_new(&op, o.cwd)) == NULL)
+		return warden_cli_op_fail(&op, "session new");
+	printf("%s\n", json_string_value(json_object_get(res, "session")));
+	json_decref(res);
 	return 0;
 }
 
@@ -217,157 +204,93 @@ static int show_json(uint64_t line_no, json_t *event, void *ud)
 	return 0;
 }
 
+/* --json's opening, printed before the first event (and for a log with
+ * none, before the end). */
+struct show {
+	const char *id;
+	int json, opened;
+};
+
+static void show_open(struct show *sh)
+{
+	if (sh->json && !sh->opened)
+		printf("{\n  \"session\": \"%s\",\n  \"events\": [\n", sh->id);
+	sh->opened = 1;
+}
+
+static int show_event(uint64_t line_no, json_t *event, void *ud)
+{
+	struct show *sh = ud;
+
+	show_open(sh);
+	return sh->json ? show_json(line_no, event, ud) : show_text(line_no, event, ud);
+}
+
 static int session_show(struct warden_cli *cli, const char *id, int json)
 {
-	struct warden_error err = { 0, "" };
-	struct warden_config *cfg = NULL;
-	struct warden_session *s = NULL;
+	struct warden_op op = { cli->config_path, id, { 0, "" }, NULL };
+	struct show sh = { id, json, 0 };
 	int r;
 
-	if ((r = load_config(cli, &cfg)) != 0)
-		return r;
-	r = warden_session_open(cfg, id, &s, &err);
-	/* Check the whole log before printing any of it. */
-	if (r == 0)
-		r = warden_session_replay(s, NULL, NULL, NULL, &err);
-	if (r == 0 && json) {
-		printf("{\n  \"session\": \"%s\",\n  \"events\": [\n", id);
-		r = warden_session_replay(s, show_json, NULL, NULL, &err);
-		if (r == 0)
+	r = warden_op_session_show(&op, show_event, &sh);
+	if (r == 0) {
+		show_open(&sh);
+		if (json)
 			printf("\n  ]\n}\n");
-	} else if (r == 0) {
-		r = warden_session_replay(s, show_text, NULL, NULL, &err);
 	}
-	if (r == -WARDEN_EOS && err.msg[0] == '\0')
-		warden_error_set(&err, WARDEN_EOS, "out of memory while printing the events (output incomplete)");
+	if (r == -WARDEN_EOS && op.err.msg[0] == '\0')
+		warden_error_set(&op.err, WARDEN_EOS, "out of memory while printing the events (output incomplete)");
 	if (r == 0 && fflush(stdout) != 0)
-		r = warden_error_set(&err, WARDEN_EIO, "cannot write the output");
-	warden_session_close(s);
-	warden_config_free(cfg);
-	return r < 0 ? warden_cli_fail(&err) : 0;
+		r = warden_error_set(&op.err, WARDEN_EIO, "cannot write the output");
+	return r < 0 ? warden_cli_op_fail(&op, "session show") : 0;
 }
 
-static json_t *sourced(json_t *value, int source)
+/* "NAME: VALUE (SOURCE)" from {value, source}. */
+static void sourced_line(json_t *o, const char *name)
 {
-	return json_pack("{s:o,s:s}", "value", value, "source", warden_source_name(source));
-}
-
-/* The roots a workspace-write run of session id would get beside its
- * root, as {"value", "source", "notes"} (or "error" when they do not
- * resolve); text: printed. */
-static json_t *state_roots(const struct warden_config *cfg, const char *id,
-                           const char *root, int text)
-{
-	struct warden_error err = { 0, "" };
-	struct warden_session *s = NULL;
-	struct warden_roots roots;
-	json_t *o;
-	size_t i;
-	int r;
-
-	warden_roots_init(&roots);
-	r = warden_session_open(cfg, id, &s, &err);
-	if (r == 0)
-		r = warden_roots_resolve(cfg, warden_session_knobs(s), root, &roots, &err);
-	warden_session_close(s);
-	if (r == -WARDEN_EOS || r == -WARDEN_EIO)
-		return NULL;  /* no answer, never a wrong one */
-	if (r < 0) {
-		if (text)
-			warden_text_line(stdout, "roots: unusable: %s", err.msg);
-		return json_pack("{s:n,s:o}", "value", "error", warden_cli_json_string(err.msg));
-	}
-	if (text) {
-		for (i = 0; i < roots.n; i++)
-			warden_text_line(stdout, "writable root: %s (%s, %s%s%s)", roots.path[i],
-			                 roots.source[i] == WARDEN_SOURCE_DERIVED ? "worktree"
-			                 : warden_source_name(roots.source[i]),
-			                 warden_root_kind_name(roots.kind[i]),
-			                 roots.worktree[i] != NULL ? ", for " : "",
-			                 roots.worktree[i] != NULL ? roots.worktree[i] : "");
-		for (i = 0; i < roots.n_notes; i++)
-			warden_text_line(stdout, "roots note: %s", roots.notes[i]);
-	}
-	o = json_pack("{s:o,s:s,s:o}", "value", warden_roots_json(&roots),
-	              "source", warden_source_name(roots.list_source),
-	              "notes", warden_roots_notes_json(&roots));
-	warden_roots_free(&roots);
-	return o;
-}
-
-/* The grants in force (warden_session_grants), or NULL with err. */
-static json_t *state_grants(const struct warden_config *cfg, const char *id,
-                            struct warden_error *err)
-{
-	struct warden_session *s = NULL;
-	json_t *g = NULL;
-
-	if (warden_session_open(cfg, id, &s, err) == 0)
-		warden_session_grants(s, &g, err);
-	warden_session_close(s);
-	return g;
+	warden_text_line(stdout, "%s: %s (%s)", name,
+	                 json_string_value(json_object_get(json_object_get(o, name), "value")),
+	                 json_string_value(json_object_get(json_object_get(o, name), "source")));
 }
 
 static int session_state(struct warden_cli *cli, const char *id, int json)
 {
-	struct warden_error err = { 0, "" };
-	struct warden_config *cfg = NULL;
-	struct warden_resolved res;
-	json_t *roots, *grants, *g;
+	struct warden_op op = { cli->config_path, id, { 0, "" }, NULL };
+	json_t *o, *roots, *v;
 	size_t i;
-	int r;
 
-	if ((r = load_config(cli, &cfg)) != 0)
-		return r;
-	r = warden_policy_resolve(cfg, id, 0, &res, &err);
-	if (r < 0) {
-		warden_config_free(cfg);
-		return warden_cli_fail(&err);
+	if ((o = warden_op_session_state(&op)) == NULL)
+		return warden_cli_op_fail(&op, "session state");
+	if (json)
+		return print_json(o);
+	warden_text_line(stdout, "session: %s", json_string_value(json_object_get(o, "session")));
+	sourced_line(o, "mode");
+	sourced_line(o, "network");
+	sourced_line(o, "policy");
+	sourced_line(o, "preset");
+	sourced_line(o, "root");
+	roots = json_object_get(o, "roots");
+	if (json_is_null(json_object_get(roots, "value")))
+		warden_text_line(stdout, "roots: unusable: %s",
+		                 json_string_value(json_object_get(roots, "error")));
+	json_array_foreach(json_object_get(roots, "value"), i, v) {
+		const char *wt = json_string_value(json_object_get(v, "worktree"));
+
+		warden_text_line(stdout, "writable root: %s (%s, %s%s%s)",
+		                 json_string_value(json_object_get(v, "path")),
+		                 json_string_value(json_object_get(v, "source")),
+		                 json_string_value(json_object_get(v, "kind")),
+		                 wt != NULL ? ", for " : "", wt != NULL ? wt : "");
 	}
-	grants = state_grants(cfg, id, &err);
-	if (grants == NULL) {
-		warden_config_free(cfg);
-		return warden_cli_fail(&err);
-	}
-	if (json) {
-		roots = state_roots(cfg, id, res.root, 0);
-		warden_config_free(cfg);
-		if (roots == NULL) {
-			json_decref(grants);
-			warden_error_set(&err, WARDEN_EOS, "session state: the writable roots could not be read (out of memory?)");
-			return warden_cli_fail(&err);
-		}
-		return print_json(json_pack("{s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
-		                     "session", res.session_id,
-		                     "mode", sourced(json_string(warden_mode_name(res.mode)), res.mode_source),
-		                     "network", sourced(json_string(warden_network_name(res.network)), res.network_source),
-		                     "policy", sourced(json_string(warden_policy_name(res.policy)), res.policy_source),
-		                     "preset", sourced(warden_cli_json_string(res.preset), res.preset_source),
-		                     "root", sourced(warden_cli_json_string(res.root), res.root_source),
-		                     "roots", roots, "grants", grants));
-	}
-	printf("session: %s\n", res.session_id);
-	printf("mode: %s (%s)\n", warden_mode_name(res.mode), warden_source_name(res.mode_source));
-	printf("network: %s (%s)\n", warden_network_name(res.network),
-	       warden_source_name(res.network_source));
-	printf("policy: %s (%s)\n", warden_policy_name(res.policy), warden_source_name(res.policy_source));
-	warden_text_line(stdout, "preset: %s (%s)", res.preset, warden_source_name(res.preset_source));
-	warden_text_line(stdout, "root: %s (%s)", res.root, warden_source_name(res.root_source));
-	roots = state_roots(cfg, id, res.root, 1);
-	warden_config_free(cfg);
-	if (roots == NULL) {
-		json_decref(grants);
-		warden_error_set(&err, WARDEN_EOS, "session state: the writable roots could not be read (out of memory?)");
-		return warden_cli_fail(&err);
-	}
-	json_decref(roots);
-	json_array_foreach(grants, i, g)
+	json_array_foreach(json_object_get(roots, "notes"), i, v)
+		warden_text_line(stdout, "roots note: %s", json_string_value(v));
+	json_array_foreach(json_object_get(o, "grants"), i, v)
 		warden_text_line(stdout, "grant: %s %s: %s",
-		                 json_string_value(json_object_get(g, "id")),
-		                 json_string_value(json_object_get(g, "name")) != NULL
-		                 ? json_string_value(json_object_get(g, "name")) : "?",
-		                 json_string_value(json_object_get(g, "text")));
-	json_decref(grants);
+		                 json_string_value(json_object_get(v, "id")),
+		                 json_string_value(json_object_get(v, "name")) != NULL
+		                 ? json_string_value(json_object_get(v, "name")) : "?",
+		                 json_string_value(json_object_get(v, "text")));
+	json_decref(o);
 	return 0;
 }
 
@@ -431,11 +354,10 @@ static void knob_usage(int is_mode)
 static int knob_set(struct warden_cli *cli, int argc, char **argv, int is_mode)
 {
 	const char *what = is_mode ? "mode set" : "policy set";
-	struct warden_error err = { 0, "" };
-	struct warden_config *cfg = NULL;
-	struct warden_session *s = NULL;
+	struct warden_op op = { cli->config_path, cli->session_id, { 0, "" }, NULL };
 	struct opts o;
-	int r, value, changed = 0;
+	json_t *res;
+	int r;
 
 	if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
 		knob_usage(is_mode);
@@ -454,25 +376,17 @@ static int knob_set(struct warden_cli *cli, int argc, char **argv, int is_mode)
 	argv++;
 	if (optind + 1 != argc)
 		return warden_cli_usage("%s: expected exactly one value", what);
-	value = is_mode ? warden_mode_parse(argv[optind]) : warden_policy_parse(argv[optind]);
-	if (value < 0)
-		return warden_cli_usage(is_mode
-		                        ? "mode set: not a sandbox mode (allowed: read-only, workspace-write, danger-full-access)"
-		                        : "policy set: not an approval policy (allowed: ask, never)");
+	if (warden_mode_parse(argv[optind]) < 0 && is_mode)
+		return warden_cli_usage("mode set: not a sandbox mode (allowed: read-only, workspace-write, danger-full-access)");
+	if (warden_policy_parse(argv[optind]) < 0 && !is_mode)
+		return warden_cli_usage("policy set: not an approval policy (allowed: ask, never)");
 	if ((r = need_session(cli, what)) != 0)
 		return r;
-	if ((r = load_config(cli, &cfg)) != 0)
-		return r;
-	r = warden_session_open(cfg, cli->session_id, &s, &err);
-	if (r == 0)
-		r = is_mode ? warden_session_set_mode(s, value, &changed, &err)
-		            : warden_session_set_policy(s, value, &changed, &err);
-	warden_session_close(s);
-	warden_config_free(cfg);
-	if (r < 0)
-		return warden_cli_fail(&err);
-	printf("%s: %s%s\n", is_mode ? "mode" : "policy", argv[optind],
-	       changed ? "" : " (already recorded; nothing written)");
+	if ((res = warden_op_knob_set(&op, is_mode ? WARDEN_OP_MODE : WARDEN_OP_POLICY,
+	                              argv[optind])) == NULL)
+		return warden_cli_op_fail(&op, what);
+	warden_text_line(stdout, "%s", json_string_value(json_object_get(res, "message")));
+	json_decref(res);
 	return 0;
 }
 
@@ -513,106 +427,63 @@ static void preset_usage(FILE *f)
 
 static int preset_list(struct warden_cli *cli, int json)
 {
-	struct warden_error err = { 0, "" };
-	struct warden_config *cfg = NULL;
-	struct warden_resolved res;
-	const struct warden_preset *t;
-	const char *current = NULL;
-	json_t *a;
-	size_t i, n;
-	int r;
+	struct warden_op op = { cli->config_path, cli->session_id, { 0, "" }, NULL };
+	json_t *a, *p;
+	size_t i;
 
-	if ((r = load_config(cli, &cfg)) != 0)
-		return r;
-	if (cli->session_id != NULL && cli->session_id[0] != '\0') {
-		if ((r = warden_policy_resolve(cfg, cli->session_id, 0, &res, &err)) < 0) {
-			warden_config_free(cfg);
-			return warden_cli_fail(&err);
-		}
-		current = res.preset;
-	}
-	t = warden_preset_table(cfg, &n);
-	a = json_array();
-	for (i = 0; i < n; i++) {
-		int is_current = current != NULL && strcmp(current, t[i].name) == 0;
-
-		if (json) {
-			json_t *o = json_pack("{s:o,s:s,s:s,s:o,s:o,s:o}",
-			                      "name", warden_cli_json_string(t[i].name),
-			                      "sandbox", warden_mode_name(t[i].mode),
-			                      "approval", warden_policy_name(t[i].policy),
-			                      "network", t[i].network ? json_string(warden_network_name(t[i].network))
-			                                              : json_null(),
-			                      "label", t[i].label ? warden_cli_json_string(t[i].label) : json_null(),
-			                      "description", t[i].description ? warden_cli_json_string(t[i].description) : json_null());
-
-			if (current != NULL)
-				json_object_set_new(o, "current", json_boolean(is_current));
-			json_array_append_new(a, o);
-		} else {
-			warden_text_line(stdout, "%s %-20s %-19s %-6s %-10s %s", is_current ? "*" : " ", t[i].name,
-			       warden_mode_name(t[i].mode), warden_policy_name(t[i].policy),
-			       t[i].network ? warden_network_name(t[i].network) : "-",
-			       t[i].description ? t[i].description : (t[i].label ? t[i].label : ""));
-		}
-	}
-	warden_config_free(cfg);
+	if ((a = warden_op_preset_list(&op)) == NULL)
+		return warden_cli_op_fail(&op, "preset list");
 	if (json)
 		return print_json(a);
+	json_array_foreach(a, i, p) {
+		const char *net = json_string_value(json_object_get(p, "network"));
+		const char *desc = json_string_value(json_object_get(p, "description"));
+		const char *label = json_string_value(json_object_get(p, "label"));
+
+		warden_text_line(stdout, "%s %-20s %-19s %-6s %-10s %s",
+		                 json_is_true(json_object_get(p, "current")) ? "*" : " ",
+		                 json_string_value(json_object_get(p, "name")),
+		                 json_string_value(json_object_get(p, "sandbox")),
+		                 json_string_value(json_object_get(p, "approval")),
+		                 net != NULL ? net : "-",
+		                 desc != NULL ? desc : label != NULL ? label : "");
+	}
 	json_decref(a);
 	return 0;
 }
 
 static int preset_select(struct warden_cli *cli, const char *name)
 {
-	struct warden_error err = { 0, "" };
-	struct warden_config *cfg = NULL;
-	struct warden_session *s = NULL;
-	int r, changed = 0;
+	struct warden_op op = { cli->config_path, cli->session_id, { 0, "" }, NULL };
+	json_t *res;
+	int r;
 
 	if ((r = need_session(cli, "preset select")) != 0)
 		return r;
-	if ((r = load_config(cli, &cfg)) != 0)
-		return r;
-	if (strcmp(name, WARDEN_PRESET_CUSTOM) != 0 && warden_preset_find(cfg, name) == NULL) {
-		warden_config_free(cfg);
-		return warden_cli_usage("preset select: unknown preset (warden preset list shows them)");
+	if ((res = warden_op_preset_select(&op, name)) == NULL) {
+		if (op.field != NULL && strcmp(op.field, "name") == 0)
+			return warden_cli_usage("preset select: %s", op.err.msg);
+		return warden_cli_op_fail(&op, "preset select");
 	}
-	r = warden_session_open(cfg, cli->session_id, &s, &err);
-	if (r == 0)
-		r = warden_preset_select(cfg, s, name, &changed, &err);
-	warden_session_close(s);
-	warden_config_free(cfg);
-	if (r < 0)
-		return warden_cli_fail(&err);
-	warden_text_line(stdout, "preset: %s%s", name, changed ? "" : " (already current; nothing written)");
+	warden_text_line(stdout, "%s", json_string_value(json_object_get(res, "message")));
+	json_decref(res);
 	return 0;
 }
 
 static int preset_current(struct warden_cli *cli, int json)
 {
-	struct warden_error err = { 0, "" };
-	struct warden_config *cfg = NULL;
-	struct warden_resolved res;
+	struct warden_op op = { cli->config_path, cli->session_id, { 0, "" }, NULL };
+	json_t *res;
 	int r;
 
 	if ((r = need_session(cli, "preset current")) != 0)
 		return r;
-	if ((r = load_config(cli, &cfg)) != 0)
-		return r;
-	r = warden_policy_resolve(cfg, cli->session_id, 0, &res, &err);
-	warden_config_free(cfg);
-	if (r < 0)
-		return warden_cli_fail(&err);
+	if ((res = warden_op_preset_current(&op)) == NULL)
+		return warden_cli_op_fail(&op, "preset current");
 	if (json)
-		return print_json(json_pack("{s:o,s:s,s:s,s:s,s:s}",
-		                     "preset", warden_cli_json_string(res.preset),
-		                     "source", warden_source_name(res.preset_source),
-		                     "sandbox", warden_mode_name(res.mode),
-		                     "approval", warden_policy_name(res.policy),
-		                     "network", warden_network_name(res.network)));
-	else
-		warden_text_line(stdout, "%s", res.preset);
+		return print_json(res);
+	warden_text_line(stdout, "%s", json_string_value(json_object_get(res, "preset")));
+	json_decref(res);
 	return 0;
 }
 

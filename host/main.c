@@ -17,6 +17,7 @@
 #include <warden/plugin.h>
 
 #include "cli.h"
+#include "ops.h"
 #include "text.h"
 #include "wjson.h"
 
@@ -108,6 +109,19 @@ int warden_cli_fail(const struct warden_error *err)
 {
 	warden_text_line(stderr, "warden: %s", err->msg[0] ? err->msg : "unknown error");
 	return err->code ? err->code : WARDEN_EINTERNAL;
+}
+
+int warden_cli_op_fail(const struct warden_op *op, const char *what)
+{
+	const char *msg = op->err.msg[0] ? op->err.msg : "unknown error";
+
+	/* An argument the operation refused is named with the command's
+	 * words; anything else speaks for itself. */
+	if (op->field != NULL)
+		warden_text_line(stderr, "warden: %s: %s", what, msg);
+	else
+		warden_text_line(stderr, "warden: %s", msg);
+	return op->err.code ? op->err.code : WARDEN_EINTERNAL;
 }
 
 json_t *warden_cli_json_string(const char *s)
