@@ -50,7 +50,7 @@ static int no_session(struct warden_cli *cli, const char *sub)
 
 static int list(struct warden_cli *cli, int json)
 {
-	struct warden_op op = { cli->config_path, cli->session_id, { 0, "" }, NULL };
+	struct warden_op op = WARDEN_OP_INIT(cli->config_path, cli->session_id);
 	struct warden_error err = { 0, "" };
 	json_t *res, *g;
 	size_t i;
@@ -80,7 +80,7 @@ static int list(struct warden_cli *cli, int json)
 
 static int revoke(struct warden_cli *cli, const char *id)
 {
-	struct warden_op op = { cli->config_path, cli->session_id, { 0, "" }, NULL };
+	struct warden_op op = WARDEN_OP_INIT(cli->config_path, cli->session_id);
 	json_t *res;
 	int r;
 

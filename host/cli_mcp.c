@@ -58,6 +58,7 @@
 
 #include "approval.h"
 #include "cli.h"
+#include "ops.h"
 #include "mcp.h"
 #include "policy.h"
 #include "run.h"
@@ -435,29 +436,19 @@ static void call_run(struct warden_server *srv, struct mcp *m, json_t *id,
 	progress(srv, c);
 }
 
+/* session_state: the operation session.state and `warden session state`
+ * answer with (ops.h), on the connection's session and config. */
 static void call_state(struct warden_server *srv, struct mcp *m, json_t *id)
 {
-	struct warden_error err = { 0, "" };
-	struct warden_resolved res;
+	struct warden_op op = WARDEN_OP_INIT(NULL, m->session);
 	json_t *state, *out;
 
-	if (warden_policy_resolve(m->cfg, m->session, 0, &res, &err) < 0) {
-		tool_error(srv, id, err.msg);
+	op.cfg = m->cfg;
+	if ((state = warden_op_session_state(&op)) == NULL) {
+		tool_error(srv, id, op.err.msg);
 		return;
 	}
-	state = json_pack("{s:s,s:{s:s,s:s},s:{s:s,s:s},s:{s:s,s:s},s:{s:o,s:s},s:{s:o,s:s}}",
-	                  "session", res.session_id,
-	                  "mode", "value", warden_mode_name(res.mode),
-	                  "source", warden_source_name(res.mode_source),
-	                  "network", "value", warden_network_name(res.network),
-	                  "source", warden_source_name(res.network_source),
-	                  "policy", "value", warden_policy_name(res.policy),
-	                  "source", warden_source_name(res.policy_source),
-	                  "preset", "value", warden_json_string_lossy(res.preset),
-	                  "source", warden_source_name(res.preset_source),
-	                  "root", "value", warden_json_string_lossy(res.root),
-	                  "source", warden_source_name(res.root_source));
-	out = state != NULL ? warden_mcp_state_result(state) : NULL;
+	out = warden_mcp_state_result(state);
 	json_decref(state);
 	if (out == NULL)
 		warden_server_error(srv, id, WARDEN_RPC_INTERNAL_ERROR, "out of memory", NULL);

@@ -57,7 +57,7 @@ static void usage(FILE *f)
 
 static int show(struct warden_cli *cli, int json)
 {
-	struct warden_op op = { cli->config_path, cli->session_id, { 0, "" }, NULL };
+	struct warden_op op = WARDEN_OP_INIT(cli->config_path, cli->session_id);
 	struct warden_error err = { 0, "" };
 	json_t *res;
 
@@ -73,7 +73,7 @@ static int show(struct warden_cli *cli, int json)
 
 static int set(struct warden_cli *cli, const char *value)
 {
-	struct warden_op op = { cli->config_path, cli->session_id, { 0, "" }, NULL };
+	struct warden_op op = WARDEN_OP_INIT(cli->config_path, cli->session_id);
 	json_t *res;
 
 	if (warden_network_parse(value) < 0)

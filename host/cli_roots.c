@@ -51,7 +51,7 @@ static void usage(FILE *f)
 
 static int list(struct warden_cli *cli, int json)
 {
-	struct warden_op op = { cli->config_path, cli->session_id, { 0, "" }, NULL };
+	struct warden_op op = WARDEN_OP_INIT(cli->config_path, cli->session_id);
 	struct warden_error err = { 0, "" };
 	json_t *res, *v;
 	size_t i;
@@ -80,7 +80,7 @@ static int list(struct warden_cli *cli, int json)
 
 static int change(struct warden_cli *cli, const char *dir, int add)
 {
-	struct warden_op op = { cli->config_path, cli->session_id, { 0, "" }, NULL };
+	struct warden_op op = WARDEN_OP_INIT(cli->config_path, cli->session_id);
 	json_t *res;
 
 	if (cli->session_id == NULL || cli->session_id[0] == '\0')

@@ -49,6 +49,7 @@
 #include <warden/plugin.h>
 
 #include "cli.h"
+#include "ops.h"
 #include "run.h"
 #include "server.h"
 #include "session.h"
@@ -297,6 +298,235 @@ static int session_param(struct serve *sv, struct warden_server *srv, json_t *id
 	return 0;
 }
 
+/* ----------------------------------------------------------- operations */
+
+/*
+ * Every method but run is an operation of ops.h (or of the module that
+ * owns it) called in a worker of the server, so that one that loads
+ * plugins, waits on a session's lock or asks the client for an approval
+ * never holds up the connection.  The worker answers with the
+ * operation's own JSON (warden_server_job_answer): {result} or {error:
+ * {code, message, field}}; nothing it prints is read.
+ */
+typedef json_t *(*op_fn)(struct warden_op *op, json_t *params);
+
+struct opcall {
+	json_t *id, *params;
+	const char *method;
+	op_fn fn;
+	struct warden_op op;
+	char *session;
+};
+
+static void opcall_free(struct opcall *c)
+{
+	json_decref(c->id);
+	json_decref(c->params);
+	free(c->session);
+	free(c);
+}
+
+static int opcall_job(void *arg)
+{
+	struct opcall *c = arg;
+	json_t *v;
+
+	warden_error_clear(&c->op.err);
+	c->op.field = NULL;
+	v = c->fn(&c->op, c->params);
+	if (v != NULL)
+		warden_server_job_answer(json_pack("{s:o}", "result", v));
+	else
+		warden_server_job_answer(json_pack("{s:{s:i,s:o,s:o}}", "error",
+		                                   "code", c->op.err.code ? c->op.err.code : WARDEN_EINTERNAL,
+		                                   "message", warden_json_string_lossy(c->op.err.msg[0] ? c->op.err.msg : "failed"),
+		                                   "field", c->op.field != NULL ? json_string(c->op.field) : json_null()));
+	return 0;
+}
+
+static void opcall_ask(struct warden_server *srv, void *arg, unsigned long ask,
+                       json_t *request, long timeout_ms)
+{
+	ask_client(srv, ((struct opcall *)arg)->id, ask, request, timeout_ms);
+}
+
+static void opcall_withdraw(struct warden_server *srv, void *arg,
+                            json_t *request_id, const char *why)
+{
+	withdraw_client(srv, ((struct opcall *)arg)->id, request_id, why);
+}
+
+static void opcall_done(struct warden_server *srv, void *arg,
+                        const struct warden_server_outcome *o)
+{
+	struct opcall *c = arg;
+	json_t *res = json_object_get(o->answer, "result");
+	json_t *e = json_object_get(o->answer, "error");
+	char msg[WARDEN_ERROR_MAX + 64];
+	const char *field;
+
+	if (o->r < 0) {
+		snprintf(msg, sizeof(msg), "%s: %s", c->method, o->err.msg);
+		warden_server_error(srv, c->id, o->status, msg, NULL);
+	} else if (o->cancelled) {
+		snprintf(msg, sizeof(msg), "%s: cancelled before it finished", c->method);
+		warden_server_error(srv, c->id, WARDEN_EREFUSED, msg, NULL);
+	} else if (res != NULL) {
+		warden_server_result(srv, c->id, json_incref(res));
+	} else if (json_is_object(e)) {
+		snprintf(msg, sizeof(msg), "%s: %s", c->method,
+		         json_string_value(json_object_get(e, "message")) != NULL
+		         ? json_string_value(json_object_get(e, "message")) : "failed");
+		field = json_string_value(json_object_get(e, "field"));
+		warden_server_error(srv, c->id, (int)json_integer_value(json_object_get(e, "code")),
+		                    msg, field != NULL ? json_pack("{s:s}", "field", field) : NULL);
+	} else {
+		snprintf(msg, sizeof(msg), "%s: the call's worker ended without an answer", c->method);
+		warden_server_error(srv, c->id, WARDEN_RPC_INTERNAL_ERROR, msg, NULL);
+	}
+	opcall_free(c);
+}
+
+static const struct warden_server_run_ops opcall_ops = {
+	NULL, NULL, opcall_ask, opcall_done, NULL, opcall_withdraw, NULL,
+};
+
+/* Starts fn(op, params) for the call id of method on session (or none). */
+static void start_op(struct serve *sv, struct warden_server *srv, json_t *id,
+                     const char *method, op_fn fn, const char *session,
+                     json_t *params)
+{
+	struct warden_error err = { 0, "" };
+	struct opcall *c;
+
+	if (id == NULL)
+		return; /* a notification: nothing to answer, nothing done */
+	c = calloc(1, sizeof(*c));
+	if (c == NULL || (session != NULL && (c->session = strdup(session)) == NULL)) {
+		free(c);
+		warden_server_error(srv, id, WARDEN_EOS, "out of memory", NULL);
+		return;
+	}
+	c->id = json_incref(id);
+	c->params = params != NULL ? json_incref(params) : json_object();
+	c->method = method;
+	c->fn = fn;
+	c->op.config_path = sv->cli->config_path;
+	c->op.session_id = c->session;
+	if (warden_server_job(srv, id, opcall_job, c, &opcall_ops, c, &err) < 0) {
+		/* A request the server cannot take (its id is in use) is the
+		 * client's; anything else (no descriptors, no fork) is the
+		 * system's, and says so. */
+		char msg[WARDEN_ERROR_MAX + 64];
+
+		snprintf(msg, sizeof(msg), "%s: %s", method, err.msg);
+		warden_server_error(srv, id, err.code == WARDEN_EUSAGE
+		                    ? WARDEN_RPC_INVALID_REQUEST : err.code, msg, NULL);
+		opcall_free(c);
+	}
+}
+
+static const char *param(json_t *params, const char *key)
+{
+	return json_string_value(json_object_get(params, key));
+}
+
+static json_t *op_session_new(struct warden_op *op, json_t *params)
+{
+	return warden_op_session_new(op, param(params, "cwd"));
+}
+
+static int collect_event(uint64_t line_no, json_t *event, void *ud)
+{
+	(void)line_no;
+	return json_array_append(ud, event) == 0 ? 0 : -WARDEN_EOS;
+}
+
+static json_t *op_session_show(struct warden_op *op, json_t *params)
+{
+	json_t *events = json_array();
+
+	(void)params;
+	if (events == NULL || warden_op_session_show(op, collect_event, events) < 0) {
+		json_decref(events);
+		if (op->err.code == 0)
+			warden_error_set(&op->err, WARDEN_EOS, "out of memory");
+		return NULL;
+	}
+	return json_pack("{s:s,s:o}", "session", op->session_id, "events", events);
+}
+
+static json_t *op_session_state(struct warden_op *op, json_t *params)
+{
+	(void)params;
+	return warden_op_session_state(op);
+}
+
+static json_t *op_mode_set(struct warden_op *op, json_t *params)
+{
+	return warden_op_knob_set(op, WARDEN_OP_MODE, param(params, "mode"));
+}
+
+static json_t *op_policy_set(struct warden_op *op, json_t *params)
+{
+	return warden_op_knob_set(op, WARDEN_OP_POLICY, param(params, "policy"));
+}
+
+static json_t *op_network_set(struct warden_op *op, json_t *params)
+{
+	return warden_op_knob_set(op, WARDEN_OP_NETWORK, param(params, "network"));
+}
+
+static json_t *op_network(struct warden_op *op, json_t *params)
+{
+	(void)params;
+	return warden_op_network(op);
+}
+
+static json_t *op_roots_list(struct warden_op *op, json_t *params)
+{
+	(void)params;
+	return warden_op_roots_list(op);
+}
+
+static json_t *op_roots_add(struct warden_op *op, json_t *params)
+{
+	return warden_op_roots_change(op, param(params, "dir"), 1);
+}
+
+static json_t *op_roots_remove(struct warden_op *op, json_t *params)
+{
+	return warden_op_roots_change(op, param(params, "dir"), 0);
+}
+
+static json_t *op_grant_list(struct warden_op *op, json_t *params)
+{
+	(void)params;
+	return warden_op_grant_list(op);
+}
+
+static json_t *op_grant_revoke(struct warden_op *op, json_t *params)
+{
+	return warden_op_grant_revoke(op, param(params, "grant"));
+}
+
+static json_t *op_preset_list(struct warden_op *op, json_t *params)
+{
+	(void)params;
+	return warden_op_preset_list(op);
+}
+
+static json_t *op_preset_current(struct warden_op *op, json_t *params)
+{
+	(void)params;
+	return warden_op_preset_current(op);
+}
+
+static json_t *op_preset_select(struct warden_op *op, json_t *params)
+{
+	return warden_op_preset_select(op, param(params, "name"));
+}
+
 /* ------------------------------------------------------ the CLI's methods */
 
 struct buf {
@@ -523,17 +753,13 @@ static void m_session_new(struct warden_server *srv, json_t *id, json_t *params,
 	if (check_keys(srv, id, "session.new", params, keys) < 0 ||
 	    str_param(srv, id, "session.new", params, "cwd", 0, &cwd) < 0)
 		return;
-	if (cwd != NULL)
-		start_call(ud, srv, id, warden_cmd_session, NULL, OUT_SESSION, WARDEN_EUSAGE,
-		           ARGS("session", "new", "--cwd", cwd));
-	else
-		start_call(ud, srv, id, warden_cmd_session, NULL, OUT_SESSION, WARDEN_EUSAGE,
-		           ARGS("session", "new"));
+	(void)cwd;
+	start_op(ud, srv, id, "session.new", op_session_new, NULL, params);
 }
 
 /* session.show / session.state: the session's id, params or serve's. */
 static void session_view(struct warden_server *srv, json_t *id, json_t *params,
-                         void *ud, const char *method, const char *verb)
+                         void *ud, const char *method, op_fn fn)
 {
 	static const char *const keys[] = { "session", NULL };
 	const char *session;
@@ -546,24 +772,22 @@ static void session_view(struct warden_server *srv, json_t *id, json_t *params,
 		           method);
 		return;
 	}
-	start_call(ud, srv, id, warden_cmd_session, session, OUT_JSON, WARDEN_EUSAGE,
-	           ARGS("session", verb, session, "--json"));
+	start_op(ud, srv, id, method, fn, session, params);
 }
 
 static void m_session_show(struct warden_server *srv, json_t *id, json_t *params, void *ud)
 {
-	session_view(srv, id, params, ud, "session.show", "show");
+	session_view(srv, id, params, ud, "session.show", op_session_show);
 }
 
 static void m_session_state(struct warden_server *srv, json_t *id, json_t *params, void *ud)
 {
-	session_view(srv, id, params, ud, "session.state", "state");
+	session_view(srv, id, params, ud, "session.state", op_session_state);
 }
 
 /* mode.set, policy.set, network.set: WORD set VALUE. */
 static void knob_set(struct warden_server *srv, json_t *id, json_t *params,
-                     void *ud, const char *method, const char *key,
-                     warden_cmd_fn fn, const char *word)
+                     void *ud, const char *method, const char *key, op_fn fn)
 {
 	const char *keys[] = { key, "session", NULL };
 	const char *value, *session;
@@ -572,23 +796,23 @@ static void knob_set(struct warden_server *srv, json_t *id, json_t *params,
 	    str_param(srv, id, method, params, key, 1, &value) < 0 ||
 	    session_param(ud, srv, id, method, params, &session) < 0)
 		return;
-	start_call(ud, srv, id, fn, session, OUT_MESSAGE, WARDEN_EUSAGE,
-	           ARGS(word, "set", "--", value));
+	(void)value;
+	start_op(ud, srv, id, method, fn, session, params);
 }
 
 static void m_mode_set(struct warden_server *srv, json_t *id, json_t *params, void *ud)
 {
-	knob_set(srv, id, params, ud, "mode.set", "mode", warden_cmd_mode, "mode");
+	knob_set(srv, id, params, ud, "mode.set", "mode", op_mode_set);
 }
 
 static void m_policy_set(struct warden_server *srv, json_t *id, json_t *params, void *ud)
 {
-	knob_set(srv, id, params, ud, "policy.set", "policy", warden_cmd_policy, "policy");
+	knob_set(srv, id, params, ud, "policy.set", "policy", op_policy_set);
 }
 
 static void m_network_set(struct warden_server *srv, json_t *id, json_t *params, void *ud)
 {
-	knob_set(srv, id, params, ud, "network.set", "network", warden_cmd_network, "network");
+	knob_set(srv, id, params, ud, "network.set", "network", op_network_set);
 }
 
 /* network: the effective network and its source (`warden network --json`);
@@ -601,8 +825,7 @@ static void m_network(struct warden_server *srv, json_t *id, json_t *params, voi
 	if (check_keys(srv, id, "network", params, keys) < 0 ||
 	    session_param(ud, srv, id, "network", params, &session) < 0)
 		return;
-	start_call(ud, srv, id, warden_cmd_network, session, OUT_JSON, WARDEN_EUSAGE,
-	           ARGS("network", "--json"));
+	start_op(ud, srv, id, "network", op_network, session, params);
 }
 
 /* roots.list: the writable roots beside the root (`warden roots list
@@ -615,14 +838,13 @@ static void m_roots_list(struct warden_server *srv, json_t *id, json_t *params, 
 	if (check_keys(srv, id, "roots.list", params, keys) < 0 ||
 	    session_param(ud, srv, id, "roots.list", params, &session) < 0)
 		return;
-	start_call(ud, srv, id, warden_cmd_roots, session, OUT_JSON, WARDEN_EUSAGE,
-	           ARGS("roots", "list", "--json"));
+	start_op(ud, srv, id, "roots.list", op_roots_list, session, params);
 }
 
 /* roots.add / roots.remove {"dir": absolute}: the session's list (a
  * relative dir would resolve against this server's own directory). */
 static void roots_change(struct warden_server *srv, json_t *id, json_t *params,
-                         void *ud, const char *method, const char *verb)
+                         void *ud, const char *method, op_fn fn)
 {
 	const char *keys[] = { "dir", "session", NULL };
 	const char *dir, *session;
@@ -635,18 +857,17 @@ static void roots_change(struct warden_server *srv, json_t *id, json_t *params,
 		bad_params(srv, id, "%s: dir must be an absolute path", method);
 		return;
 	}
-	start_call(ud, srv, id, warden_cmd_roots, session, OUT_MESSAGE, WARDEN_EUSAGE,
-	           ARGS("roots", verb, "--", dir));
+	start_op(ud, srv, id, method, fn, session, params);
 }
 
 static void m_roots_add(struct warden_server *srv, json_t *id, json_t *params, void *ud)
 {
-	roots_change(srv, id, params, ud, "roots.add", "add");
+	roots_change(srv, id, params, ud, "roots.add", op_roots_add);
 }
 
 static void m_roots_remove(struct warden_server *srv, json_t *id, json_t *params, void *ud)
 {
-	roots_change(srv, id, params, ud, "roots.remove", "remove");
+	roots_change(srv, id, params, ud, "roots.remove", op_roots_remove);
 }
 
 /* grant.list: the session's grants in force (`warden grant list --json`). */
@@ -658,8 +879,7 @@ static void m_grant_list(struct warden_server *srv, json_t *id, json_t *params, 
 	if (check_keys(srv, id, "grant.list", params, keys) < 0 ||
 	    session_param(ud, srv, id, "grant.list", params, &session) < 0)
 		return;
-	start_call(ud, srv, id, warden_cmd_grant, session, OUT_JSON, WARDEN_EUSAGE,
-	           ARGS("grant", "list", "--json"));
+	start_op(ud, srv, id, "grant.list", op_grant_list, session, params);
 }
 
 /* grant.revoke {"grant": ID}: an approval/revoke (`warden grant revoke`). */
@@ -672,8 +892,8 @@ static void m_grant_revoke(struct warden_server *srv, json_t *id, json_t *params
 	    str_param(srv, id, "grant.revoke", params, "grant", 1, &grant) < 0 ||
 	    session_param(ud, srv, id, "grant.revoke", params, &session) < 0)
 		return;
-	start_call(ud, srv, id, warden_cmd_grant, session, OUT_MESSAGE, WARDEN_EUSAGE,
-	           ARGS("grant", "revoke", "--", grant));
+	(void)grant;
+	start_op(ud, srv, id, "grant.revoke", op_grant_revoke, session, params);
 }
 
 static void m_preset_list(struct warden_server *srv, json_t *id, json_t *params, void *ud)
@@ -684,8 +904,7 @@ static void m_preset_list(struct warden_server *srv, json_t *id, json_t *params,
 	if (check_keys(srv, id, "preset.list", params, keys) < 0 ||
 	    session_param(ud, srv, id, "preset.list", params, &session) < 0)
 		return;
-	start_call(ud, srv, id, warden_cmd_preset, session, OUT_JSON, WARDEN_EUSAGE,
-	           ARGS("preset", "list", "--json"));
+	start_op(ud, srv, id, "preset.list", op_preset_list, session, params);
 }
 
 static void m_preset_current(struct warden_server *srv, json_t *id, json_t *params, void *ud)
@@ -696,8 +915,7 @@ static void m_preset_current(struct warden_server *srv, json_t *id, json_t *para
 	if (check_keys(srv, id, "preset.current", params, keys) < 0 ||
 	    session_param(ud, srv, id, "preset.current", params, &session) < 0)
 		return;
-	start_call(ud, srv, id, warden_cmd_preset, session, OUT_JSON, WARDEN_EUSAGE,
-	           ARGS("preset", "current", "--json"));
+	start_op(ud, srv, id, "preset.current", op_preset_current, session, params);
 }
 
 static void m_preset_select(struct warden_server *srv, json_t *id, json_t *params, void *ud)
@@ -709,8 +927,8 @@ static void m_preset_select(struct warden_server *srv, json_t *id, json_t *param
 	    str_param(srv, id, "preset.select", params, "name", 1, &name) < 0 ||
 	    session_param(ud, srv, id, "preset.select", params, &session) < 0)
 		return;
-	start_call(ud, srv, id, warden_cmd_preset, session, OUT_MESSAGE, WARDEN_EUSAGE,
-	           ARGS("preset", "select", "--", name));
+	(void)name;
+	start_op(ud, srv, id, "preset.select", op_preset_select, session, params);
 }
 
 static void m_config_check(struct warden_server *srv, json_t *id, json_t *params, void *ud)

@@ -125,7 +125,7 @@ static void session_usage(FILE *f)
 
 static int session_new(struct warden_cli *cli, int argc, char **argv)
 {
-	struct warden_op op = { cli->config_path, NULL, { 0, "" }, NULL };
+	struct warden_op op = WARDEN_OP_INIT(cli->config_path, NULL);
 	struct opts o;
 	json_t *res;
 	int r;
@@ -228,7 +228,7 @@ static int show_event(uint64_t line_no, json_t *event, void *ud)
 
 static int session_show(struct warden_cli *cli, const char *id, int json)
 {
-	struct warden_op op = { cli->config_path, id, { 0, "" }, NULL };
+	struct warden_op op = WARDEN_OP_INIT(cli->config_path, id);
 	struct show sh = { id, json, 0 };
 	int r;
 
@@ -255,7 +255,7 @@ static void sourced_line(json_t *o, const char *name)
 
 static int session_state(struct warden_cli *cli, const char *id, int json)
 {
-	struct warden_op op = { cli->config_path, id, { 0, "" }, NULL };
+	struct warden_op op = WARDEN_OP_INIT(cli->config_path, id);
 	json_t *o, *roots, *v;
 	size_t i;
 
@@ -354,7 +354,7 @@ static void knob_usage(int is_mode)
 static int knob_set(struct warden_cli *cli, int argc, char **argv, int is_mode)
 {
 	const char *what = is_mode ? "mode set" : "policy set";
-	struct warden_op op = { cli->config_path, cli->session_id, { 0, "" }, NULL };
+	struct warden_op op = WARDEN_OP_INIT(cli->config_path, cli->session_id);
 	struct opts o;
 	json_t *res;
 	int r;
@@ -427,7 +427,7 @@ static void preset_usage(FILE *f)
 
 static int preset_list(struct warden_cli *cli, int json)
 {
-	struct warden_op op = { cli->config_path, cli->session_id, { 0, "" }, NULL };
+	struct warden_op op = WARDEN_OP_INIT(cli->config_path, cli->session_id);
 	json_t *a, *p;
 	size_t i;
 
@@ -454,7 +454,7 @@ static int preset_list(struct warden_cli *cli, int json)
 
 static int preset_select(struct warden_cli *cli, const char *name)
 {
-	struct warden_op op = { cli->config_path, cli->session_id, { 0, "" }, NULL };
+	struct warden_op op = WARDEN_OP_INIT(cli->config_path, cli->session_id);
 	json_t *res;
 	int r;
 
@@ -472,7 +472,7 @@ static int preset_select(struct warden_cli *cli, const char *name)
 
 static int preset_current(struct warden_cli *cli, int json)
 {
-	struct warden_op op = { cli->config_path, cli->session_id, { 0, "" }, NULL };
+	struct warden_op op = WARDEN_OP_INIT(cli->config_path, cli->session_id);
 	json_t *res;
 	int r;
 

@@ -41,6 +41,13 @@ static int has_session(const struct warden_op *op)
 	return op->session_id != NULL && op->session_id[0] != '\0';
 }
 
+/* The config, unless it is the caller's. */
+static void cfg_free(const struct warden_op *op, struct warden_config *cfg)
+{
+	if (cfg != op->cfg)
+		warden_config_free(cfg);
+}
+
 /* The config, and the session when one is given (need: one must be). */
 static int begin(struct warden_op *op, int need, struct warden_config **cfg,
                  struct warden_session **s)
@@ -57,21 +64,23 @@ static int begin(struct warden_op *op, int need, struct warden_config **cfg,
 		op->field = "session";
 		return -op->err.code;
 	}
-	if (warden_config_load(op->config_path, cfg, &op->err) < 0)
+	if (op->cfg != NULL)
+		*cfg = (struct warden_config *)op->cfg;
+	else if (warden_config_load(op->config_path, cfg, &op->err) < 0)
 		return -op->err.code;
 	if (s != NULL && has_session(op) &&
 	    warden_session_open(*cfg, op->session_id, s, &op->err) < 0) {
-		warden_config_free(*cfg);
+		cfg_free(op, *cfg);
 		*cfg = NULL;
 		return -op->err.code;
 	}
 	return 0;
 }
 
-static void end(struct warden_config *cfg, struct warden_session *s)
+static void end(struct warden_op *op, struct warden_config *cfg, struct warden_session *s)
 {
 	warden_session_close(s);
-	warden_config_free(cfg);
+	cfg_free(op, cfg);
 }
 
 static json_t *str_or_null(const char *s)
@@ -90,10 +99,10 @@ json_t *warden_op_session_new(struct warden_op *op, const char *cwd)
 	if (begin(op, 0, &cfg, NULL) < 0)
 		return fail(op, op->field);
 	if (warden_session_create(cfg, cwd, &id, &op->err) < 0) {
-		warden_config_free(cfg);
+		cfg_free(op, cfg);
 		return fail(op, cwd != NULL ? "cwd" : NULL);
 	}
-	warden_config_free(cfg);
+	cfg_free(op, cfg);
 	o = json_pack("{s:s}", "session", id);
 	free(id);
 	return o != NULL ? o : no_memory(op, "session new");
@@ -114,7 +123,7 @@ int warden_op_session_show(struct warden_op *op,
 		r = warden_session_replay(s, fn, ud, NULL, &op->err);
 	if (r == -WARDEN_EOS && op->err.msg[0] == '\0')
 		warden_error_set(&op->err, WARDEN_EOS, "out of memory while reading the events");
-	end(cfg, s);
+	end(op, cfg, s);
 	return r;
 }
 
@@ -158,11 +167,11 @@ json_t *warden_op_session_state(struct warden_op *op)
 		return fail(op, op->field);
 	if (warden_policy_resolve_session(cfg, s, 0, &res, &op->err) < 0 ||
 	    warden_session_grants(s, &grants, &op->err) < 0) {
-		end(cfg, s);
+		end(op, cfg, s);
 		return fail(op, NULL);
 	}
 	roots = state_roots(cfg, s, res.root);
-	end(cfg, s);
+	end(op, cfg, s);
 	if (roots == NULL) {
 		json_decref(grants);
 		warden_error_set(&op->err, WARDEN_EOS, "session state: the writable roots could not be read (out of memory?)");
@@ -209,7 +218,7 @@ json_t *warden_op_knob_set(struct warden_op *op, int knob, const char *value)
 	r = knob == WARDEN_OP_MODE ? warden_session_set_mode(s, v, &changed, &op->err)
 	    : knob == WARDEN_OP_POLICY ? warden_session_set_policy(s, v, &changed, &op->err)
 	    : warden_session_set_network(s, v, &changed, &op->err);
-	end(cfg, s);
+	end(op, cfg, s);
 	if (r < 0)
 		return fail(op, NULL);
 	snprintf(msg, sizeof(msg), "%s: %s%s", names[knob], value,
@@ -230,7 +239,7 @@ json_t *warden_op_network(struct warden_op *op)
 	if (begin(op, 0, &cfg, NULL) < 0)
 		return fail(op, op->field);
 	r = warden_policy_resolve(cfg, has_session(op) ? op->session_id : NULL, 0, &res, &op->err);
-	warden_config_free(cfg);
+	cfg_free(op, cfg);
 	if (r < 0)
 		return fail(op, NULL);
 	return json_pack("{s:o,s:s,s:s,s:s}", "session", str_or_null(res.session_id),
@@ -258,7 +267,7 @@ json_t *warden_op_roots_list(struct warden_op *op)
 	if (r == 0)
 		r = warden_roots_resolve(cfg, s != NULL ? warden_session_knobs(s) : NULL,
 		                         res.root, &roots, &op->err);
-	end(cfg, s);
+	end(op, cfg, s);
 	if (r < 0)
 		return fail(op, NULL);
 	o = json_pack("{s:o,s:o,s:s,s:o,s:o}", "session", str_or_null(res.session_id),
@@ -289,7 +298,7 @@ json_t *warden_op_roots_change(struct warden_op *op, const char *dir, int add)
 	if (begin(op, 1, &cfg, &s) < 0)
 		return fail(op, op->field);
 	r = warden_roots_change(cfg, s, dir, add, resolved, &changed, &op->err);
-	end(cfg, s);
+	end(op, cfg, s);
 	if (r < 0)
 		return fail(op, r == -WARDEN_EUSAGE ? "dir" : NULL);
 	snprintf(msg, sizeof(msg), "roots: %s %s%s", add ? "added" : "removed", resolved,
@@ -315,7 +324,7 @@ json_t *warden_op_grant_list(struct warden_op *op)
 	if (begin(op, 1, &cfg, &s) < 0)
 		return fail(op, op->field);
 	r = warden_session_grants(s, &grants, &op->err);
-	end(cfg, s);
+	end(op, cfg, s);
 	if (r < 0)
 		return fail(op, NULL);
 	return json_pack("{s:s,s:o}", "session", op->session_id, "grants", grants);
@@ -340,7 +349,7 @@ json_t *warden_op_grant_revoke(struct warden_op *op, const char *grant)
 	if (begin(op, 1, &cfg, &s) < 0)
 		return fail(op, op->field);
 	r = warden_session_revoke(s, grant, &op->err);
-	end(cfg, s);
+	end(op, cfg, s);
 	if (r < 0)
 		return fail(op, r == -WARDEN_EUSAGE ? "grant" : NULL);
 	snprintf(msg, sizeof(msg), "grant: revoked %s", grant);
@@ -362,7 +371,7 @@ json_t *warden_op_preset_list(struct warden_op *op)
 		return fail(op, op->field);
 	if (has_session(op)) {
 		if (warden_policy_resolve(cfg, op->session_id, 0, &res, &op->err) < 0) {
-			warden_config_free(cfg);
+			cfg_free(op, cfg);
 			return fail(op, NULL);
 		}
 		current = res.preset;
@@ -386,7 +395,7 @@ json_t *warden_op_preset_list(struct warden_op *op)
 			a = NULL;
 		}
 	}
-	warden_config_free(cfg);
+	cfg_free(op, cfg);
 	return a != NULL ? a : no_memory(op, "preset list");
 }
 
@@ -404,12 +413,12 @@ json_t *warden_op_preset_select(struct warden_op *op, const char *name)
 	if (begin(op, 1, &cfg, &s) < 0)
 		return fail(op, op->field);
 	if (strcmp(name, WARDEN_PRESET_CUSTOM) != 0 && warden_preset_find(cfg, name) == NULL) {
-		end(cfg, s);
+		end(op, cfg, s);
 		warden_error_set(&op->err, WARDEN_EUSAGE, "unknown preset (the preset list shows them)");
 		return fail(op, "name");
 	}
 	r = warden_preset_select(cfg, s, name, &changed, &op->err);
-	end(cfg, s);
+	end(op, cfg, s);
 	if (r < 0)
 		return fail(op, NULL);
 	snprintf(msg, sizeof(msg), "preset: %s%s", name, changed ? "" : " (already current; nothing written)");
@@ -427,7 +436,7 @@ json_t *warden_op_preset_current(struct warden_op *op)
 	if (begin(op, 1, &cfg, NULL) < 0)
 		return fail(op, op->field);
 	r = warden_policy_resolve(cfg, op->session_id, 0, &res, &op->err);
-	warden_config_free(cfg);
+	cfg_free(op, cfg);
 	if (r < 0)
 		return fail(op, NULL);
 	return json_pack("{s:o,s:s,s:s,s:s,s:s}",

@@ -23,13 +23,20 @@
 #include "error.h"
 
 struct json_t;
+struct warden_config;
 
 struct warden_op {
 	const char *config_path;  /* NULL: the default config */
 	const char *session_id;   /* NULL or "": none given */
 	struct warden_error err;  /* why, when an operation returns NULL */
 	const char *field;        /* the parameter at fault, or NULL */
+	const struct warden_config *cfg; /* NULL: load config_path for each
+	                                    operation; else this one (kept) */
 };
+
+/* A struct warden_op for a config path and a session (either NULL). */
+#define WARDEN_OP_INIT(config_path, session_id) \
+	{ (config_path), (session_id), { 0, "" }, NULL, NULL }
 
 /* The knobs an operation sets (warden_op_knob_set). */
 enum warden_op_knob {

@@ -318,6 +318,14 @@ size_t warden_server_runs(const struct warden_server *srv)
 
 /* The worker's side of the control socket. */
 static int worker_ctl = -1;
+/* A job's answer (warden_server_job_answer), sent with its result. */
+static json_t *worker_answer;
+
+void warden_server_job_answer(json_t *answer)
+{
+	json_decref(worker_answer);
+	worker_answer = answer;
+}
 
 static int worker_send(json_t *msg)
 {
@@ -745,10 +753,21 @@ static void worker_main(struct warden_server *srv,
 
 	warden_approval_set_client(worker_client_decide, NULL);
 	if (job != NULL) {
+		json_t *msg;
+
 		r = job(job_arg);
 		fflush(NULL);
-		worker_send(json_pack("{s:s,s:i,s:i}", "t", "result", "r", 0,
-		                      "status", r));
+		msg = json_pack("{s:s,s:i,s:i}", "t", "result", "r", 0, "status", r);
+		if (msg != NULL && worker_answer != NULL &&
+		    json_object_set_new(msg, "answer", worker_answer) < 0) {
+			/* An answer that cannot travel is no answer: the
+			 * server says the call's worker failed. */
+			json_decref(msg);
+			msg = NULL;
+		}
+		worker_answer = NULL;
+		if (msg != NULL)
+			worker_send(msg);
 		_exit(0);
 	}
 	/* Runs, one after the other, each from a "run" line. */
@@ -897,9 +916,12 @@ static int start_worker(struct warden_server *srv, json_t *key,
 	struct run *x;
 	pid_t pid, self = getpid();
 
+	/* A job is a call, not a run: its words say so. */
+	const char *what = job != NULL ? "this call" : "run";
+
 	if (key != NULL && run_find(srv, key) != NULL)
 		return warden_error_set(err, WARDEN_EUSAGE,
-		                        "run: a run with that id is still going on");
+		                        "%s: a call with that id is still going on", what);
 	if (key != NULL && job == NULL) {
 		/* A run: a waiting worker takes it, else a new one. */
 		json_t *m = request_to_json(req);
@@ -940,15 +962,15 @@ static int start_worker(struct warden_server *srv, json_t *key,
 	}
 	x = calloc(1, sizeof(*x));
 	if (x == NULL)
-		return warden_error_set(err, WARDEN_EOS, "run: out of memory");
+		return warden_error_set(err, WARDEN_EOS, "%s: out of memory", what);
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ctl) < 0 ||
 	    pipe2(out, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0) {
-		warden_error_errno(err, WARDEN_EOS, errno, "run: cannot make the worker's channels");
+		warden_error_errno(err, WARDEN_EOS, errno, "%s: cannot make the worker's channels", what);
 		goto fail;
 	}
 	pid = fork();
 	if (pid < 0) {
-		warden_error_errno(err, WARDEN_EOS, errno, "run: cannot start a worker");
+		warden_error_errno(err, WARDEN_EOS, errno, "%s: cannot start a worker", what);
 		goto fail;
 	}
 	if (pid == 0) {
@@ -1208,6 +1230,7 @@ static void run_finish(struct warden_server *srv, struct run *x, int recycle)
 		o.r = (int)r;
 		if (o.r == 0 && json_object_get(x->result, "report") == NULL) {
 			json_unpack(x->result, "{s:i}", "status", &o.status);
+			o.answer = json_object_get(x->result, "answer");
 		} else if (o.r == 0) {
 			o.report = json_object_get(x->result, "report");
 			json_unpack(o.report, "{s:i}", "status", &o.status);
@@ -1219,19 +1242,27 @@ static void run_finish(struct warden_server *srv, struct run *x, int recycle)
 	} else {
 		o.r = x->cancelled ? -WARDEN_EREFUSED : -WARDEN_EINTERNAL;
 		o.status = -o.r;
-		if (x->cancelled)
+		/* A job is a call, not a run: its words say so. */
+		const char *what = x->job ? "this call" : "run";
+
+		if (x->cancelled && x->job)
+			warden_error_set(&o.err, WARDEN_EREFUSED,
+			                 srv->in_eof && !srv->stop
+			                 ? "this call was cancelled before it finished: the client's input ended while it waited for the client's approval"
+			                 : "this call was cancelled before it finished");
+		else if (x->cancelled)
 			warden_error_set(&o.err, WARDEN_EREFUSED,
 			                 srv->in_eof && !srv->stop
 			                 ? "run: cancelled before the command started: the client's input ended while this call waited for the client's approval"
 			                 : "run: cancelled before the command started");
 		else if (WIFSIGNALED(status))
 			warden_error_set(&o.err, WARDEN_EINTERNAL,
-			                 "run: the worker died of %s before it reported",
-			                 strsignal(WTERMSIG(status)));
+			                 "%s: the worker died of %s before it reported",
+			                 what, strsignal(WTERMSIG(status)));
 		else
 			warden_error_set(&o.err, WARDEN_EINTERNAL,
-			                 "run: the worker ended (status %d) before it reported",
-			                 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+			                 "%s: the worker ended (status %d) before it reported",
+			                 what, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 	}
 	for (pp = &srv->runs; *pp != NULL; pp = &(*pp)->next) {
 		if (*pp == x) {

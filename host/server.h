@@ -167,6 +167,8 @@ struct warden_server_outcome {
 	int status;                 /* the exit status the run stands for
 	                               (as `warden run`), or err's code */
 	int cancelled;              /* 1: warden_server_cancel() withdrew it */
+	struct json_t *answer;      /* a job's warden_server_job_answer(), or
+	                               NULL (borrowed for the call) */
 	struct warden_error err;    /* r < 0: why */
 };
 
@@ -224,6 +226,9 @@ int warden_server_job(struct warden_server *srv, struct json_t *key,
                       int (*fn)(void *fn_arg), void *fn_arg,
                       const struct warden_server_run_ops *ops, void *arg,
                       struct warden_error *err);
+/* In a job's fn (in its worker): the job's answer, a JSON value (taken
+ * over), which done() gets as out->answer.  The last call wins. */
+void warden_server_job_answer(struct json_t *answer);
 /* Cancels the run (or job) of that key: 0, or -1 when there is none. */
 int warden_server_cancel(struct warden_server *srv, struct json_t *key);
 /* The number of runs going on. */

@@ -146,23 +146,25 @@ def methods(c):
     check(st["mode"]["value"] == "workspace-write" and st["root"]["value"] == WS,
           "session.state: mode and root", st)
     check(c.call("mode.set", {"mode": "read-only", "session": sid})["message"] == "mode: read-only",
-          "mode.set answers as the CLI prints")
+          "mode.set answers with the line the CLI prints")
     check(c.call("session.state", {"session": sid})["mode"]["value"] == "read-only",
           "mode.set changed the session's mode")
     check("nothing written" in c.call("mode.set", {"mode": "read-only", "session": sid})["message"],
           "mode.set again: nothing written, as the CLI says")
-    expect_error(lambda: c.call("mode.set", {"mode": "bogus", "session": sid}), 64,
-                 "mode set: not a sandbox mode (allowed: read-only, workspace-write, danger-full-access)",
-                 "mode.set of a bad mode: the CLI's usage error, code 64")
+    e = expect_error(lambda: c.call("mode.set", {"mode": "bogus", "session": sid}), 64,
+                     "mode.set: not a sandbox mode (allowed: read-only, workspace-write, danger-full-access)",
+                     "mode.set of a bad mode: the operation's error in its own words, code 64")
+    check(e is not None and e.data == {"field": "mode"}, "mode.set of a bad mode: data names the field",
+          e and e.data)
     expect_error(lambda: c.call("mode.set", {"mode": "read-only", "session": "../x"}), 64,
-                 "session id has a character outside", "mode.set with a bad session id: the CLI's error")
+                 "session id has a character outside", "mode.set with a bad session id: the operation's error")
     c.call("mode.set", {"mode": "workspace-write", "session": sid})
     check(c.call("policy.set", {"policy": "never", "session": sid})["message"] == "policy: never",
           "policy.set")
     check(c.call("session.state", {"session": sid})["policy"]["value"] == "never",
           "policy.set changed the session's policy")
     expect_error(lambda: c.call("policy.set", {"policy": "sometimes", "session": sid}), 64,
-                 "policy set: not an approval policy", "policy.set of a bad policy: code 64")
+                 "policy.set: not an approval policy", "policy.set of a bad policy: code 64")
     c.call("policy.set", {"policy": "ask", "session": sid})
     presets = c.call("preset.list", {"session": sid})
     check([p["name"] for p in presets] == ["workspace-write", "danger-full-access"],
@@ -173,7 +175,7 @@ def methods(c):
     check(cur["preset"] == "danger-full-access" and cur["sandbox"] == "danger-full-access",
           "preset.current after select", cur)
     expect_error(lambda: c.call("preset.select", {"name": "nope", "session": sid}), 64,
-                 "preset select: unknown preset", "preset.select of an unknown preset: code 64")
+                 "preset.select: unknown preset", "preset.select of an unknown preset: code 64")
     c.call("preset.select", {"name": "workspace-write", "session": sid})
     cfg = c.call("config.check")
     check(isinstance(cfg, dict) and cfg.get("config") == conf("ww") and cfg.get("ok") is True, "config.check", cfg)
@@ -377,11 +379,11 @@ def network(c, sid):
     check("nothing written" in c.call("network.set", {"network": "enabled", "session": sid})["message"],
           "network.set again: nothing written, as the CLI says")
     expect_error(lambda: c.call("network.set", {"network": "open", "session": sid}), 64,
-                 "network set: not a network setting (allowed: restricted, allowlist, enabled)",
-                 "network.set of a bad value: the CLI's usage error, code 64")
+                 "network.set: not a network setting (allowed: restricted, allowlist, enabled)",
+                 "network.set of a bad value: the operation's error, code 64")
     expect_error(lambda: c.call("network.set", {"network": "enabled", "session": "../x"}), 64,
                  "session id has a character outside",
-                 "network.set with a bad session id: the CLI's error")
+                 "network.set with a bad session id: the operation's error")
     expect_error(lambda: c.call("network.set", {"session": sid}), -32602,
                  "parameter 'network' is required", "network.set without a value: -32602")
     check(c.call("network", {"session": sid})["network"] == "enabled",
@@ -731,7 +733,7 @@ def roots(c, sid):
     expect_error(lambda: c.call("roots.add", {"dir": "relative", "session": sid}), -32602,
                  "absolute", "roots.add of a relative dir: -32602")
     expect_error(lambda: c.call("roots.add", {"dir": WS, "session": sid}), 64,
-                 "workspace root", "roots.add of the workspace root: the CLI's refusal")
+                 "workspace root", "roots.add of the workspace root: the operation's refusal")
     check(c.call("roots.remove", {"dir": extra, "session": sid})["message"]
           == "roots: removed " + extra, "roots.remove answers as the CLI prints")
     os.unlink(os.path.join(extra, "r"))
@@ -773,7 +775,7 @@ def grants(c):
     r, out, n = run("b")
     check(r["status"] == 77 and n == 1 and out == b"", "grants: revoked, the client is asked again", r)
     expect_error(lambda: c.call("grant.revoke", {"grant": g.get("id"), "session": sid}), 64,
-                 "no grant", "grant.revoke of a revoked grant: the CLI's refusal")
+                 "no grant", "grant.revoke of a revoked grant: the operation's refusal")
     c.on_ask = lambda p: {"result": {"decision": "allowed-for-session", "scope": "prefix:9"}}
     r, out, n = run("c")
     check(r["status"] == 77 and r["escalation"]["outcome"] == "unavailable"
