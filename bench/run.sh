@@ -150,37 +150,64 @@ else
 	echo "bench: python3 is not installed: the harness figures are not measured" >&2
 fi
 
-# A harness that keeps one `warden serve` open: a run of /bin/true over
-# that connection (request to response, bwrap) per call, beside the
-# confined argv run directly by subprocess.run, in the same rounds.
+# A harness that keeps one `warden serve` or one `warden mcp` open: a run
+# over that connection (request to response, bwrap) per call, beside the
+# argv `warden confine` prints for the same command run directly by
+# subprocess.run, in the same rounds.  serve runs the argv /bin/true;
+# mcp's run tool takes a shell command, so its baseline is the confined
+# argv of `bash -c /bin/true`.
 if command -v python3 >/dev/null 2>&1; then
-	python3 - "$W" "$cb" "$scratch/bwrap.argv" <<'PY'
+	"$W" --config "$cb" confine -- bash -c /bin/true >"$scratch/bwrap-sh.argv"
+	python3 - "$W" "$cb" "$scratch/bwrap.argv" "$scratch/bwrap-sh.argv" <<'PY'
 import io, json, statistics, subprocess, sys, time
-w, cb, argv_file = sys.argv[1:4]
+w, cb, argv_file, sh_argv_file = sys.argv[1:5]
 direct = open(argv_file).read().splitlines()
-srv = subprocess.Popen([w, "--config", cb, "serve"], stdin=subprocess.PIPE,
-                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0)
-# Requests go out unbuffered; responses are read by lines through a
-# buffer, as a harness reads them (readline on the raw pipe would be one
-# read(2) per byte, about 800 per response: the harness's cost, not the
-# server's).
-rd = io.BufferedReader(srv.stdout)
+direct_sh = open(sh_argv_file).read().splitlines()
+
+def connect(face):
+    p = subprocess.Popen([w, "--config", cb, face], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0)
+    # Requests go out unbuffered; responses are read by lines through a
+    # buffer, as a harness reads them (readline on the raw pipe would be
+    # one read(2) per byte: the harness's cost, not the server's).
+    return p, io.BufferedReader(p.stdout)
+
+srv, rd = connect("serve")
+mcp, mrd = connect("mcp")
 n = [0]
+
+def reply(rd, id):
+    while True:
+        m = json.loads(rd.readline())
+        if m.get("id") == id:
+            return m
 
 def serve_run():
     n[0] += 1
     srv.stdin.write(b'{"jsonrpc":"2.0","id":%d,"method":"run","params":{"argv":["/bin/true"]}}\n' % n[0])
-    while True:
-        m = json.loads(rd.readline())
-        if m.get("id") == n[0]:
-            assert m["result"]["class"] == "ok" and m["result"]["backend"] == "bwrap", m
-            return
+    m = reply(rd, n[0])
+    assert m["result"]["class"] == "ok" and m["result"]["backend"] == "bwrap", m
+
+def mcp_run():
+    n[0] += 1
+    mcp.stdin.write(b'{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"run","arguments":{"command":"/bin/true"}}}\n' % n[0])
+    m = reply(mrd, n[0])
+    sc = m["result"]["structuredContent"]
+    assert not m["result"]["isError"] and sc["class"] == "ok" and sc["backend"] == "bwrap", m
 
 def direct_run():
     subprocess.run(direct, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
 
+def direct_sh_run():
+    subprocess.run(direct_sh, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+
+mcp.stdin.write(b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}\n')
+reply(mrd, 0)
+mcp.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
 serve_run()  # the backends are opened and judged once, before the rounds
-cases = [("harness-confined-argv-bwrap", direct_run), ("serve-run-bwrap", serve_run)]
+mcp_run()
+cases = [("harness-confined-argv-bwrap", direct_run), ("serve-run-bwrap", serve_run),
+         ("harness-confined-sh-argv-bwrap", direct_sh_run), ("mcp-run-bwrap", mcp_run)]
 rounds = {name: [] for name, _ in cases}
 for _ in range(7):
     for name, fn in cases:
@@ -188,13 +215,15 @@ for _ in range(7):
         for _ in range(200):
             fn()
         rounds[name].append((time.perf_counter() - t) / 200 * 1e6)
-srv.stdin.close()
-srv.wait()
-m, lo, hi = (statistics.median(rounds["serve-run-bwrap"]), min(rounds["serve-run-bwrap"]),
-             max(rounds["serve-run-bwrap"]))
-b = statistics.median(rounds["harness-confined-argv-bwrap"])
-print("%s\t%.1f\t%.1f\t%.1f\tus\t%.1f\t%.2f\t%s" % ("serve-run-bwrap-vs-confined-argv",
-      m, lo, hi, b, m / b, "<= 1.1x"))
+for p in (srv, mcp):
+    p.stdin.close()
+    p.wait()
+for name, base, figure in (("serve-run-bwrap", "harness-confined-argv-bwrap", "serve-run-bwrap-vs-confined-argv"),
+                           ("mcp-run-bwrap", "harness-confined-sh-argv-bwrap", "mcp-run-bwrap-vs-confined-argv")):
+    r = rounds[name]
+    b = statistics.median(rounds[base])
+    print("%s\t%.1f\t%.1f\t%.1f\tus\t%.1f\t%.2f\t%s" % (figure, statistics.median(r), min(r), max(r),
+          b, statistics.median(r) / b, "<= 1.1x"))
 PY
 fi
 

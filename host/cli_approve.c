@@ -34,6 +34,7 @@
 
 #include "approval.h"
 #include "cli.h"
+#include "ops.h"
 #include "policy.h"
 #include "program.h"
 #include "run.h"
@@ -92,73 +93,6 @@ static void approve_usage(FILE *f)
 	        "      the request was not decided and nothing is printed on stdout\n");
 }
 
-static int exit_for(int outcome)
-{
-	switch (outcome) {
-	case WARDEN_OUTCOME_ALLOWED_ONCE: return 0;
-	case WARDEN_OUTCOME_ALLOWED_FOR_SESSION: return 0;
-	case WARDEN_OUTCOME_REJECTED: return 1;
-	case WARDEN_OUTCOME_CANCELLED: return 2;
-	default: return 3;
-	}
-}
-
-static json_t *str_or_null(const char *s)
-{
-	return s[0] ? warden_cli_json_string(s) : json_null();
-}
-
-static json_t *names_json(const char *const *names, size_t n)
-{
-	json_t *a = json_array();
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		json_array_append_new(a, warden_cli_json_string(names[i]));
-	return a;
-}
-
-/* What the caller is to run, exactly, when the answer is allowed-once. */
-static json_t *command_json(const struct warden_approval_request *req,
-                            const struct warden_program *p)
-{
-	json_t *o = json_object();
-
-	json_object_set_new(o, "argv", names_json(req->argv, req->argc));
-	json_object_set_new(o, "program", warden_cli_json_string(p->path));
-	json_object_set_new(o, "interpreter", str_or_null(p->interpreter));
-	json_object_set_new(o, "program_writable", json_boolean(p->writable));
-	json_object_set_new(o, "cwd", warden_cli_json_string(p->dir));
-	json_object_set_new(o, "env_removed",
-	                    names_json((const char *const *)p->env_removed,
-	                               p->n_env_removed));
-	json_object_set_new(o, "path_dropped",
-	                    names_json((const char *const *)p->path_dropped,
-	                               p->n_path_dropped));
-	json_object_set_new(o, "env_config",
-	                    names_json((const char *const *)p->env_config,
-	                               p->n_env_config));
-	json_object_set_new(o, "path",
-	                    warden_cli_json_string(warden_program_path_value(p)));
-	return o;
-}
-
-/* The command's directory, environment and program, under the session's
- * root (host/program.h).  0, a 126/127 status with why, or -code. */
-static int describe(const struct warden_config *cfg, struct warden_session *s,
-                    const struct warden_approval_request *req,
-                    struct warden_program *prog, const char *cwd, char *why,
-                    size_t whylen, struct warden_error *err)
-{
-	struct warden_resolved res;
-	int r;
-
-	if ((r = warden_policy_resolve_session(cfg, s, 0, &res, err)) < 0)
-		return r;
-	return warden_program_describe(prog, cfg, req->argv[0], cwd, res.root,
-	                               why, whylen, err);
-}
-
 static int parse_deadline(const char *s, long *out)
 {
 	char *end;
@@ -186,22 +120,14 @@ int warden_cmd_approve(struct warden_cli *cli, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct warden_approval_request req;
-	struct warden_approval_result res;
+	struct warden_op op = WARDEN_OP_INIT(cli->config_path, cli->session_id);
+	struct warden_op_approve req;
 	struct warden_error err = { 0, "" };
-	struct warden_config *cfg = NULL;
-	struct warden_session *s = NULL;
-	struct warden_approval *a = NULL;
-	struct warden_program prog;
-	const char *cmd_argv[4] = { NULL, "-c", NULL, NULL };
 	const char *command = NULL, *cwd = NULL;
-	char *subject = NULL, why[512];
-	json_t *o, *delegated;
-	size_t i;
+	json_t *o;
 	int ch, json = 0, rc;
 
 	memset(&req, 0, sizeof(req));
-	warden_program_init(&prog);
 	optind = 0;
 	opterr = 0;
 	/* '+': a command's own options are never ours. */
@@ -226,7 +152,7 @@ int warden_cmd_approve(struct warden_cli *cli, int argc, char **argv)
 				return warden_cli_usage("approve: --mode %s: allowed: "
 				                        "read-only, workspace-write, "
 				                        "danger-full-access", optarg);
-			req.requested_mode = optarg;
+			req.mode = optarg;
 			break;
 		case 'd':
 			if (parse_deadline(optarg, &req.deadline_ms) < 0)
@@ -254,12 +180,9 @@ int warden_cmd_approve(struct warden_cli *cli, int argc, char **argv)
 	}
 	if (cwd != NULL && command == NULL && req.argc == 0)
 		return warden_cli_usage("approve: --cwd goes with a command (-c COMMAND or -- ARGV...)");
-	if ((command != NULL || req.argc > 0) && req.tool == NULL)
-		req.tool = "bash";
-	if (command != NULL && req.subject == NULL)
-		req.subject = command;
-	if (req.tool == NULL || req.tool[0] == '\0' ||
-	    (req.subject == NULL && req.argc == 0))
+	if ((req.tool == NULL && command == NULL && req.argc == 0) ||
+	    (req.tool != NULL && req.tool[0] == '\0') ||
+	    (req.subject == NULL && command == NULL && req.argc == 0))
 		return warden_cli_usage("approve: --tool and --subject are required (or a command: -c COMMAND or -- ARGV...)");
 	if (cli->session_id == NULL || cli->session_id[0] == '\0')
 		return warden_cli_usage("approve: no session (give --session ID or "
@@ -267,83 +190,37 @@ int warden_cmd_approve(struct warden_cli *cli, int argc, char **argv)
 		                        "makes one): every request is audited in "
 		                        "the session's log");
 
-	if (warden_config_load(cli->config_path, &cfg, &err) < 0 ||
-	    warden_session_open(cfg, cli->session_id, &s, &err) < 0) {
-		rc = warden_cli_fail(&err);
-		goto undecided;
+	req.command = command;
+	req.cwd = cwd;
+	if ((o = warden_op_approve(&op, &req)) == NULL) {
+		rc = warden_cli_op_fail(&op, "approve");
+		fprintf(stderr, "warden: approve: the request was not decided; "
+		        "refuse the operation\n");
+		return rc;
 	}
-	if (command != NULL || req.argc > 0) {
-		if (command != NULL) {
-			cmd_argv[0] = cfg->shell != NULL ? cfg->shell : "bash";
-			cmd_argv[2] = command;
-			req.argv = cmd_argv;
-			req.argc = 3;
-		}
-		if (req.subject == NULL &&
-		    (req.subject = subject = warden_run_subject(req.argv, req.argc)) == NULL) {
-			warden_error_set(&err, WARDEN_EOS, "approve: out of memory");
-			rc = warden_cli_fail(&err);
-			goto undecided;
-		}
-		if ((rc = describe(cfg, s, &req, &prog, cwd, why, sizeof(why), &err)) != 0) {
-			if (rc < 0)
-				rc = warden_cli_fail(&err);
-			else
-				warden_text_line(stderr, "warden: approve: %s", why);
-			goto undecided;
-		}
-		req.program = &prog;
-	}
-	if (warden_approval_new(cfg, &a, &err) < 0 ||
-	    warden_approval_ask(a, s, &req, &res, &err) < 0) {
-		rc = warden_cli_fail(&err);
-		goto undecided;
-	}
-	rc = exit_for(res.outcome);
+	rc = warden_op_approve_status(o);
 	if (json) {
-		o = json_object();
-		json_object_set_new(o, "request_id", json_string(res.request_id));
-		json_object_set_new(o, "outcome",
-		                    json_string(warden_outcome_name(res.outcome)));
-		json_object_set_new(o, "answerer", str_or_null(res.answerer));
-		json_object_set_new(o, "reason", str_or_null(res.reason));
-		delegated = json_array();
-		for (i = 0; i < res.n_delegated && i < WARDEN_APPROVAL_DELEGATED_MAX; i++)
-			json_array_append_new(delegated,
-			                      warden_cli_json_string(res.delegated[i]));
-		json_object_set_new(o, "delegated", delegated);
-		if (res.grant[0])
-			json_object_set_new(o, "grant",
-			                    json_pack("{s:s,s:s,s:b}", "id", res.grant,
-			                              "scope", res.grant_scope, "new", res.grant_new));
-		if (req.program != NULL)
-			json_object_set_new(o, "command", command_json(&req, &prog));
-		json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		putchar('\n');
-		json_decref(o);
+		if (warden_cli_print_json(o, &err) < 0)
+			return warden_cli_fail(&err);
 	} else {
+		const char *answerer = json_string_value(json_object_get(o, "answerer"));
+		const char *reason = json_string_value(json_object_get(o, "reason"));
+		json_t *g = json_object_get(o, "grant");
+		int grant_new = json_is_true(json_object_get(g, "new"));
+
 		warden_text_line(stdout, "%s%s%s%s%s%s%s%s%s%s [%s]",
-		                 warden_outcome_name(res.outcome),
-		                 res.answerer[0] ? " (answerer " : "", res.answerer,
-		                 res.answerer[0] ? ")" : "",
-		                 res.reason[0] ? ": " : "", res.reason,
-		                 res.grant[0] && res.grant_new ? "; grant " : "",
-		                 res.grant_new ? res.grant : "",
-		                 res.grant[0] && res.grant_new ? " " : "",
-		                 res.grant_new ? res.grant_scope : "",
-		                 res.request_id);
+		                 json_string_value(json_object_get(o, "outcome")),
+		                 answerer != NULL ? " (answerer " : "", answerer != NULL ? answerer : "",
+		                 answerer != NULL ? ")" : "",
+		                 reason != NULL ? ": " : "", reason != NULL ? reason : "",
+		                 grant_new ? "; grant " : "",
+		                 grant_new ? json_string_value(json_object_get(g, "id")) : "",
+		                 grant_new ? " " : "",
+		                 grant_new ? json_string_value(json_object_get(g, "scope")) : "",
+		                 json_string_value(json_object_get(o, "request_id")));
+		json_decref(o);
 	}
 	if (fflush(stdout) != 0)
 		rc = WARDEN_EIO;
-	goto out;
-undecided:
-	fprintf(stderr, "warden: approve: the request was not decided; "
-	        "refuse the operation\n");
-out:
-	free(subject);
-	warden_program_free(&prog);
-	warden_approval_free(a);
-	warden_session_close(s);
-	warden_config_free(cfg);
 	return rc;
 }

@@ -1,299 +1,66 @@
 /*
- * cli_plugins.c — `warden plugins [--json]`: every configured plugin, its
- * status (loaded, missing, malformed, failed), reason, ABI, version, path.
- *
- * Each plugin is loaded and opened in a child process that reports back
- * through a pipe: open() is plugin code, and a plugin that crashes there
- * must show up as `failed` in the listing instead of ending it.  (In the
- * host proper, only `isolation = process` gives an answerer that
- * protection.)  What the listing shows per plugin is struct
- * plugin_report; to show more, add fields there, fill them in
- * inspect_child(), and print them in the two printers.
- *
- * A loaded backend is probed in both confining modes, in the same child
- * (a probe is plugin code too): usable or not and why, its enforcement,
- * and whether the confined command runs without privilege.
+ * cli_plugins.c — `warden plugins [--json]`: the plugins operation
+ * (ops_plugins.c) printed: every configured plugin, its status (loaded,
+ * missing, malformed, failed), reason, ABI, version, path, and each
+ * backend's probes in read-only and workspace-write.
  */
 #include "config.h"
 
-#include <errno.h>
 #include <getopt.h>
-#include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <jansson.h>
 
-#include "approval.h"
 #include "cli.h"
-#include "loader.h"
-#include "sandbox.h"
+#include "ops.h"
 #include "text.h"
-#include "vocab.h"
-#include "wconfig.h"
 
-/* What the child learns about one plugin: plain data, sent as bytes. */
-struct plugin_report {
-	int status;                 /* enum warden_load_status */
-	char reason[512];
-	char path[PATH_MAX];
-	unsigned abi_major, abi_minor;  /* 0.0 when no descriptor was read */
-	char name[65];              /* the descriptor's name, "" if unknown */
-	char version[65];
-	int probed;                 /* a loaded backend: probes[] are filled */
-	struct warden_probe probes[2];  /* read-only, workspace-write */
-	int network[2];             /* a restricted network's enforcement, 0
-	                               when the probe did not say (probe2) */
-	char network_detail[2][256];
-	int deny_read_held[2];      /* confine() hides the deny_read paths */
-};
+static const char *const probe_modes[2] = { "read-only", "workspace-write" };
 
-static const int probe_modes[2] = { WARDEN_MODE_READ_ONLY, WARDEN_MODE_WORKSPACE_WRITE };
-
-/* Whether the config's deny_read list has any pattern (the built-in list
- * counts unless deny_read_defaults = false). */
-static int has_deny_list(const struct warden_config *config)
+static const char *str(json_t *o, const char *key)
 {
-	return config->deny_read_defaults != 0 || config->n_deny_read > 0;
+	return json_string_value(json_object_get(o, key));
 }
 
-/* A backend that cannot hide the deny_read paths holds the mode only
- * partly while the list has patterns: a run says so (sandbox.c), and so
- * does its probe here. */
-static void deny_read_partial(struct warden_probe *p, int held)
+static void print_text(json_t *p)
 {
-	char was[sizeof(p->detail)];
-
-	if (!p->usable || held)
-		return;
-	p->enforcement = WARDEN_ENFORCEMENT_PARTIAL;
-	memcpy(was, p->detail, sizeof(was));
-	was[sizeof(was) - 1] = '\0';
-	if (strstr(was, "deny_read") != NULL)
-		return;
-	snprintf(p->detail, sizeof(p->detail),
-	         "deny_read is not held: the paths it lists stay readable%s%.180s",
-	         was[0] ? "; " : "", was);
-}
-
-static void inspect_child(const struct warden_config *config,
-                          const struct warden_config_plugin *cfg, int fd)
-{
-	struct plugin_report r;
-	struct warden_loaded lp;
-	const char *p = (const char *)&r;
-	size_t left = sizeof(r);
-	ssize_t n;
-
-	memset(&r, 0, sizeof(r));
-	warden_loader_load(config, cfg, 1, &lp);
-	r.status = lp.status;
-	snprintf(r.reason, sizeof(r.reason), "%s", lp.reason);
-	snprintf(r.path, sizeof(r.path), "%s", lp.path);
-	r.abi_major = lp.desc.abi_major;
-	r.abi_minor = lp.desc.abi_minor;
-	if (lp.desc.name != NULL)
-		snprintf(r.name, sizeof(r.name), "%s", lp.desc.name);
-	if (lp.desc.version != NULL)
-		snprintf(r.version, sizeof(r.version), "%s", lp.desc.version);
-	if (cfg->kind == WARDEN_PLUGIN_BACKEND && lp.status == WARDEN_LOAD_LOADED) {
-		struct warden_sandbox *svc = NULL;
-		struct warden_error err = { 0, "" };
-		int m;
-
-		if (warden_sandbox_new(&lp, 1, &svc, &err) == 0) {
-			for (m = 0; m < 2; m++) {
-				warden_sandbox_probe(svc, 0, probe_modes[m], &r.probes[m]);
-				r.network[m] = warden_sandbox_probe_network(
-					svc, 0, probe_modes[m], r.network_detail[m],
-					sizeof(r.network_detail[m]));
-				r.deny_read_held[m] = warden_sandbox_probe_deny_read(
-					svc, 0, probe_modes[m]);
-				if (has_deny_list(config))
-					deny_read_partial(&r.probes[m], r.deny_read_held[m]);
-			}
-			r.probed = 1;
-		}
-		warden_sandbox_free(svc);
-	}
-	while (left > 0) {
-		n = write(fd, p, left);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			_exit(1);
-		p += n;
-		left -= (size_t)n;
-	}
-	warden_loader_unload(&lp);
-}
-
-static int inspect(const struct warden_config *config,
-                   const struct warden_config_plugin *cfg,
-                   struct plugin_report *r, struct warden_error *err)
-{
-	char *p = (char *)r;
-	size_t got = 0;
-	ssize_t n;
-	int fds[2], status;
-	pid_t pid;
-
-	memset(r, 0, sizeof(*r));
-	if (cfg->kind == WARDEN_PLUGIN_ANSWERER &&
-	    strcmp(cfg->plugin, WARDEN_APPROVAL_CLIENT) == 0) {
-		/* Built in: nothing to load. */
-		r->status = WARDEN_LOAD_LOADED;
-		snprintf(r->reason, sizeof(r->reason), "built in: the client "
-		         "connected to warden serve or warden mcp decides; "
-		         "delegates when there is none");
-		return 0;
-	}
-	if (pipe(fds) < 0)
-		return warden_error_errno(err, WARDEN_EOS, errno, "pipe");
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		close(fds[0]);
-		close(fds[1]);
-		return warden_error_errno(err, WARDEN_EOS, errno, "fork");
-	}
-	if (pid == 0) {
-		close(fds[0]);
-		/* The plugin's stdout is not the listing's. */
-		if (freopen("/dev/null", "w", stdout) == NULL)
-			_exit(1);
-		inspect_child(config, cfg, fds[1]);
-		_exit(0);
-	}
-	close(fds[1]);
-	while (got < sizeof(*r)) {
-		n = read(fds[0], p + got, sizeof(*r) - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
-	close(fds[0]);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return warden_error_errno(err, WARDEN_EOS, errno, "waitpid");
-	if (got == sizeof(*r)) {
-		r->reason[sizeof(r->reason) - 1] = '\0';
-		r->path[sizeof(r->path) - 1] = '\0';
-		r->name[sizeof(r->name) - 1] = '\0';
-		r->version[sizeof(r->version) - 1] = '\0';
-		r->probes[0].detail[sizeof(r->probes[0].detail) - 1] = '\0';
-		r->probes[1].detail[sizeof(r->probes[1].detail) - 1] = '\0';
-		r->network_detail[0][sizeof(r->network_detail[0]) - 1] = '\0';
-		r->network_detail[1][sizeof(r->network_detail[1]) - 1] = '\0';
-		return 0;
-	}
-	/* No report: the child died in dlopen() or open(). */
-	memset(r, 0, sizeof(*r));
-	r->status = WARDEN_LOAD_FAILED;
-	if (WIFSIGNALED(status))
-		snprintf(r->reason, sizeof(r->reason), "crashed while loading or "
-		         "opening: %s (in the host this ends the process unless "
-		         "isolation = process)", strsignal(WTERMSIG(status)));
-	else
-		snprintf(r->reason, sizeof(r->reason), "exited (status %d) while "
-		         "loading or opening", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-	return 0;
-}
-
-static const char *section_kind(const struct warden_config_plugin *cfg)
-{
-	return cfg->kind == WARDEN_PLUGIN_BACKEND ? "backend" : "answerer";
-}
-
-static void print_text(const struct warden_config_plugin *cfg,
-                       const struct plugin_report *r)
-{
+	const char *reason = str(p, "reason"), *name = str(p, "name");
+	const char *path = str(p, "path"), *isolation = str(p, "isolation");
+	json_t *probes = json_object_get(p, "probes");
 	int m;
 
-	warden_text_printf(stdout, "[%s %s] %s", section_kind(cfg), cfg->name,
-	                   warden_load_status_name(r->status));
-	if (r->reason[0])
-		warden_text_printf(stdout, ": %s", r->reason);
+	warden_text_printf(stdout, "[%s %s] %s", str(p, "section"), str(p, "instance"),
+	                   str(p, "status"));
+	if (reason != NULL)
+		warden_text_printf(stdout, ": %s", reason);
 	/* What the plugin says it is, once its descriptor was accepted; a
 	 * refused ABI is already in the reason. */
-	if (r->name[0])
-		warden_text_printf(stdout, "; %s %s, abi %u.%u", r->name, r->version,
-		                   r->abi_major, r->abi_minor);
-	if (cfg->kind == WARDEN_PLUGIN_ANSWERER)
-		printf(", isolation %s", cfg->isolation == WARDEN_ISOLATION_PROCESS
-		       ? "process" : "inproc");
-	warden_text_line(stdout, "; %s", r->path[0] ? r->path : cfg->plugin);
-	for (m = 0; r->probed && m < 2; m++) {
-		const struct warden_probe *p = &r->probes[m];
+	if (name != NULL)
+		warden_text_printf(stdout, "; %s %s, abi %s", name,
+		                   str(p, "version") != NULL ? str(p, "version") : "",
+		                   str(p, "abi") != NULL ? str(p, "abi") : "0.0");
+	if (isolation != NULL)
+		printf(", isolation %s", isolation);
+	warden_text_line(stdout, "; %s", path != NULL ? path : str(p, "plugin"));
+	for (m = 0; json_is_object(probes) && m < 2; m++) {
+		json_t *q = json_object_get(probes, probe_modes[m]);
+		const char *detail = str(q, "detail"), *net = str(q, "network");
+		const char *net_detail = str(q, "network_detail");
 
-		if (p->usable)
-			warden_text_line(stdout, "    %s: %s, privilege %s%s%s",
-			       warden_mode_name(probe_modes[m]),
-			       warden_enforcement_name(p->enforcement),
-			       p->privilege_dropped ? "dropped" : "KEPT",
-			       p->detail[0] ? "; " : "", p->detail);
+		if (json_is_true(json_object_get(q, "usable")))
+			warden_text_line(stdout, "    %s: %s, privilege %s%s%s", probe_modes[m],
+			                 str(q, "enforcement"),
+			                 json_is_true(json_object_get(q, "privilege_dropped"))
+			                 ? "dropped" : "KEPT",
+			                 detail != NULL ? "; " : "", detail != NULL ? detail : "");
 		else
-			warden_text_line(stdout, "    %s: unusable: %s", warden_mode_name(probe_modes[m]),
-			       p->detail[0] ? p->detail : "no reason given");
-		if (p->usable && r->network[m])
-			warden_text_line(stdout, "    %s, network restricted: %s%s%s",
-			       warden_mode_name(probe_modes[m]),
-			       warden_enforcement_name(r->network[m]),
-			       r->network_detail[m][0] ? "; " : "", r->network_detail[m]);
+			warden_text_line(stdout, "    %s: unusable: %s", probe_modes[m],
+			                 detail != NULL ? detail : "no reason given");
+		if (json_is_true(json_object_get(q, "usable")) && net != NULL)
+			warden_text_line(stdout, "    %s, network restricted: %s%s%s", probe_modes[m],
+			                 net, net_detail != NULL ? "; " : "",
+			                 net_detail != NULL ? net_detail : "");
 	}
-}
-
-static json_t *probes_json(const struct plugin_report *r)
-{
-	json_t *o = json_object();
-	int m;
-
-	for (m = 0; m < 2; m++) {
-		const struct warden_probe *p = &r->probes[m];
-
-		json_object_set_new(o, warden_mode_name(probe_modes[m]), json_pack(
-			"{s:b,s:o,s:b,s:o,s:o,s:o,s:b}", "usable", p->usable == 1,
-			"enforcement", p->usable ? json_string(warden_enforcement_name(p->enforcement))
-			                         : json_null(),
-			"privilege_dropped", p->usable && p->privilege_dropped,
-			"detail", p->detail[0] ? warden_cli_json_string(p->detail) : json_null(),
-			"network", r->network[m] ? json_string(warden_enforcement_name(r->network[m]))
-			                         : json_null(),
-			"network_detail", r->network_detail[m][0]
-			                  ? warden_cli_json_string(r->network_detail[m]) : json_null(),
-			"deny_read_held", p->usable && r->deny_read_held[m]));
-	}
-	return o;
-}
-
-static json_t *to_json(const struct warden_config_plugin *cfg,
-                       const struct plugin_report *r)
-{
-	char abi[32];
-	json_t *o = json_object();
-
-	snprintf(abi, sizeof(abi), "%u.%u", r->abi_major, r->abi_minor);
-	json_object_set_new(o, "section", warden_cli_json_string(section_kind(cfg)));
-	json_object_set_new(o, "instance", warden_cli_json_string(cfg->name));
-	json_object_set_new(o, "plugin", warden_cli_json_string(cfg->plugin));
-	json_object_set_new(o, "line", json_integer(cfg->line));
-	json_object_set_new(o, "status", warden_cli_json_string(warden_load_status_name(r->status)));
-	json_object_set_new(o, "reason", r->reason[0] ? warden_cli_json_string(r->reason) : json_null());
-	json_object_set_new(o, "path", r->path[0] ? warden_cli_json_string(r->path) : json_null());
-	json_object_set_new(o, "abi", r->abi_major ? warden_cli_json_string(abi) : json_null());
-	json_object_set_new(o, "name", r->name[0] ? warden_cli_json_string(r->name) : json_null());
-	json_object_set_new(o, "version", r->version[0] ? warden_cli_json_string(r->version) : json_null());
-	if (cfg->kind == WARDEN_PLUGIN_ANSWERER)
-		json_object_set_new(o, "isolation", warden_cli_json_string(
-			cfg->isolation == WARDEN_ISOLATION_PROCESS ? "process" : "inproc"));
-	if (cfg->kind == WARDEN_PLUGIN_BACKEND)
-		json_object_set_new(o, "probes", r->probed ? probes_json(r) : json_null());
-	return o;
 }
 
 static void usage(FILE *f)
@@ -324,12 +91,11 @@ int warden_cmd_plugins(struct warden_cli *cli, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct warden_config *cfg = NULL;
+	struct warden_op op = WARDEN_OP_INIT(cli->config_path, NULL);
 	struct warden_error err = { 0, "" };
-	struct plugin_report r;
-	json_t *root = NULL, *list = NULL;
-	int ch, json = 0, rc = 0;
-	size_t i, total;
+	json_t *root, *p;
+	int ch, json = 0;
+	size_t i;
 
 	while ((ch = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
 		switch (ch) {
@@ -345,36 +111,15 @@ int warden_cmd_plugins(struct warden_cli *cli, int argc, char **argv)
 	}
 	if (optind < argc)
 		return warden_cli_usage("plugins: unexpected argument '%s'", argv[optind]);
-	if (warden_config_load(cli->config_path, &cfg, &err) < 0)
-		return warden_cli_fail(&err);
-
-	total = cfg->n_backends + cfg->n_answerers;
-	if (json) {
-		root = json_object();
-		list = json_array();
-		json_object_set_new(root, "config", warden_cli_json_string(cfg->file));
-		json_object_set(root, "plugins", list);
-	} else {
-		warden_text_line(stdout, "config: %s", cfg->file);
-		if (total == 0)
-			printf("no plugins configured\n");
-	}
-	for (i = 0; i < total; i++) {
-		const struct warden_config_plugin *p = i < cfg->n_backends
-			? &cfg->backends[i] : &cfg->answerers[i - cfg->n_backends];
-
-		rc = inspect(cfg, p, &r, &err);
-		if (rc < 0)
-			break;
-		if (json)
-			json_array_append_new(list, to_json(p, &r));
-		else
-			print_text(p, &r);
-	}
-	json_decref(list);
-	if (rc == 0 && json)
-		rc = warden_cli_print_json(json_incref(root), &err);
+	if ((root = warden_op_plugins(&op)) == NULL)
+		return warden_cli_op_fail(&op, "plugins");
+	if (json)
+		return warden_cli_print_json(root, &err) < 0 ? warden_cli_fail(&err) : 0;
+	warden_text_line(stdout, "config: %s", str(root, "config"));
+	if (json_array_size(json_object_get(root, "plugins")) == 0)
+		printf("no plugins configured\n");
+	json_array_foreach(json_object_get(root, "plugins"), i, p)
+		print_text(p);
 	json_decref(root);
-	warden_config_free(cfg);
-	return rc < 0 ? warden_cli_fail(&err) : 0;
+	return 0;
 }

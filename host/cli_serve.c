@@ -5,12 +5,13 @@
  *
  * No operation has a second implementation here.  `run` calls the
  * consumer (host/run.h) in a worker of the server, streaming the
- * command's output as notifications; every other method runs the CLI's
- * own subcommand function (warden_cmd_*) in a worker, with the argv the
- * command line would get, and answers with what it printed (--json where
- * the command has it) or, for an exit status of 64 and above, with a
- * JSON-RPC error whose code is that status and whose message is the line
- * the command printed.  Approvals that the built-in answerer `client`
+ * command's output as notifications; every other method calls its
+ * operation (host/ops.h) in a worker and answers with the JSON the
+ * operation returns, or with a JSON-RPC error whose code is the
+ * operation's status, whose message is the method's name and the
+ * operation's own words, and whose data names the parameter at fault
+ * ({field}) when one is.  Nothing printed is parsed: the CLI formats the
+ * same operations for people.  Approvals that the built-in answerer `client`
  * asks go to the client as `approval.ask` requests; one that becomes
  * void before the client replied (its run cancelled or ended, no reply
  * in time, the client gone) is withdrawn with an `approval.withdrawn`
@@ -527,223 +528,74 @@ static json_t *op_preset_select(struct warden_op *op, json_t *params)
 	return warden_op_preset_select(op, param(params, "name"));
 }
 
-/* ------------------------------------------------------ the CLI's methods */
-
-struct buf {
-	char *p;
-	size_t len, cap;
-};
-
-static void buf_add(struct buf *b, const char *p, size_t n)
+static json_t *op_config_check(struct warden_op *op, json_t *params)
 {
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 4096;
-		char *q;
-
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		if ((q = realloc(b->p, cap)) == NULL)
-			return;
-		b->p = q;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, p, n);
-	b->len += n;
-	b->p[b->len] = '\0';
+	(void)params;
+	return warden_op_config_check(op);
 }
 
-enum out_kind {
-	OUT_JSON = 1,       /* stdout is one JSON value: the result */
-	OUT_MESSAGE = 2,    /* stdout is a line: {"message": LINE} */
-	OUT_SESSION = 3,    /* stdout's last line is a session id */
-};
-
-/* One CLI call in a worker. */
-struct call {
-	json_t *id;
-	warden_cmd_fn fn;
-	struct warden_cli cli;
-	char *argv[40];
-	int argc;
-	int kind;               /* enum out_kind */
-	int outcome_status;     /* statuses below this are results (approve:
-	                           its outcome), 64 and above errors */
-	struct buf out, err;
-};
-
-static void call_free(struct call *c)
+static json_t *op_plugins(struct warden_op *op, json_t *params)
 {
-	int i;
-
-	for (i = 0; i < c->argc; i++)
-		free(c->argv[i]);
-	json_decref(c->id);
-	free(c->out.p);
-	free(c->err.p);
-	free(c);
+	(void)params;
+	return warden_op_plugins(op);
 }
 
-static int call_arg(struct call *c, const char *s)
+/* confine: params checked for their types by m_confine.  The argv comes
+ * back as JSON: a client that spawns it must take it from there. */
+static json_t *op_confine(struct warden_op *op, json_t *params)
 {
-	if (c->argc >= (int)(sizeof(c->argv) / sizeof(c->argv[0])) - 1 ||
-	    (c->argv[c->argc] = strdup(s)) == NULL)
-		return -1;
-	c->argc++;
-	return 0;
-}
-
-static int call_job(void *arg)
-{
-	struct call *c = arg;
-
-	optind = 0;
-	return c->fn(&c->cli, c->argc, c->argv);
-}
-
-static void call_output(struct warden_server *srv, void *arg, int fd,
-                        const char *p, size_t n)
-{
-	struct call *c = arg;
-
-	(void)srv;
-	buf_add(fd == 1 ? &c->out : &c->err, p, n);
-}
-
-static void call_ask(struct warden_server *srv, void *arg, unsigned long ask,
-                     json_t *request, long timeout_ms)
-{
-	ask_client(srv, ((struct call *)arg)->id, ask, request, timeout_ms);
-}
-
-/* The last line of text that starts with "warden: " (the CLI's error
- * line), without it; else the last line. */
-static void error_line(const char *text, char *out, size_t len)
-{
-	const char *p = text, *best = NULL, *nl;
-
-	out[0] = '\0';
-	if (text == NULL)
-		return;
-	for (p = text; *p; p = nl + 1) {
-		nl = strchrnul(p, '\n');
-		if (nl > p)
-			best = p;
-		if (*nl == '\0')
-			break;
-	}
-	for (p = text; *p; p = nl + 1) {
-		nl = strchrnul(p, '\n');
-		if (strncmp(p, "warden: ", 8) == 0)
-			best = p;
-		if (*nl == '\0')
-			break;
-	}
-	if (best == NULL)
-		return;
-	if (strncmp(best, "warden: ", 8) == 0)
-		best += 8;
-	nl = strchrnul(best, '\n');
-	snprintf(out, len, "%.*s", (int)(nl - best), best);
-}
-
-static void call_done(struct warden_server *srv, void *arg,
-                      const struct warden_server_outcome *o)
-{
-	struct call *c = arg;
-	char line[WARDEN_ERROR_MAX + 64];
-	json_t *res = NULL;
-
-	if (o->r < 0) {
-		warden_server_error(srv, c->id, o->status, o->err.msg, NULL);
-		call_free(c);
-		return;
-	}
-	if (o->status >= c->outcome_status || o->cancelled) {
-		error_line(c->err.p, line, sizeof(line));
-		warden_server_error(srv, c->id, o->cancelled ? WARDEN_EREFUSED : o->status,
-		                    o->cancelled ? "cancelled" : line[0] ? line : "failed",
-		                    json_pack("{s:i,s:o,s:b}", "status", o->status, "stderr",
-		                              warden_json_string_lossy(c->err.p ? c->err.p : ""),
-		                              "cancelled", o->cancelled));
-		call_free(c);
-		return;
-	}
-	if (c->kind == OUT_JSON) {
-		res = c->out.p != NULL ? json_loadb(c->out.p, c->out.len, JSON_DECODE_ANY, NULL)
-		                       : NULL;
-	} else {
-		char *end;
-
-		while (c->out.len > 0 && c->out.p[c->out.len - 1] == '\n')
-			c->out.p[--c->out.len] = '\0';
-		end = c->out.p != NULL ? strrchr(c->out.p, '\n') : NULL;
-		if (c->kind == OUT_SESSION && c->out.p != NULL)
-			res = json_pack("{s:o}", "session",
-			                warden_json_string_lossy(end != NULL ? end + 1 : c->out.p));
-		else if (c->out.p != NULL)
-			res = json_pack("{s:o}", "message", warden_json_string_lossy(c->out.p));
-	}
-	if (res == NULL)
-		warden_server_error(srv, c->id, WARDEN_RPC_INTERNAL_ERROR,
-		                    "the command's output could not be read",
-		                    json_pack("{s:i}", "status", o->status));
-	else
-		warden_server_result(srv, c->id, res);
-	call_free(c);
-}
-
-static void call_withdraw(struct warden_server *srv, void *arg,
-                          json_t *request_id, const char *why)
-{
-	withdraw_client(srv, ((struct call *)arg)->id, request_id, why);
-}
-
-static const struct warden_server_run_ops call_ops = {
-	call_output, NULL, call_ask, call_done, NULL, call_withdraw, NULL,
-};
-
-/* Starts the CLI's fn with argv (NULL-ended list of strings). */
-static void start_call(struct serve *sv, struct warden_server *srv, json_t *id,
-                       warden_cmd_fn fn, const char *session, int kind,
-                       int outcome_status, const char *const *args)
-{
-	struct warden_error err = { 0, "" };
-	struct call *c = calloc(1, sizeof(*c));
+	struct warden_op_confine a;
+	const char *argv[24];
+	json_t *v;
 	size_t i;
 
-	if (id == NULL) {
-		free(c);
-		return; /* a notification: nothing to answer, nothing done */
-	}
-	if (c == NULL) {
-		warden_server_error(srv, id, WARDEN_EOS, "out of memory", NULL);
-		return;
-	}
-	c->id = json_incref(id);
-	c->fn = fn;
-	c->cli = *sv->cli;
-	c->cli.session_id = session;
-	c->kind = kind;
-	c->outcome_status = outcome_status;
-	for (i = 0; args[i] != NULL; i++) {
-		if (call_arg(c, args[i]) < 0) {
-			warden_server_error(srv, id, WARDEN_EOS, "out of memory", NULL);
-			call_free(c);
-			return;
-		}
-	}
-	c->argv[c->argc] = NULL;
-	if (warden_server_job(srv, id, call_job, c, &call_ops, c, &err) < 0) {
-		/* As run's: a request the server cannot take (its id is in
-		 * use) is the client's; anything else (no descriptors, no
-		 * fork) is the system's, and says so. */
-		warden_server_error(srv, id, err.code == WARDEN_EUSAGE
-		                    ? WARDEN_RPC_INVALID_REQUEST : err.code, err.msg, NULL);
-		call_free(c);
-	}
+	memset(&a, 0, sizeof(a));
+	a.mode = param(params, "mode");
+	a.network = param(params, "network");
+	a.root = param(params, "root");
+	a.backend = param(params, "backend");
+	a.status_fd = -1;
+	json_array_foreach(json_object_get(params, "argv"), i, v)
+		if (i < 16)
+			argv[a.argc++] = json_string_value(v);
+	argv[a.argc] = NULL;
+	a.argv = argv;
+	return warden_op_confine(op, &a, NULL, NULL);
 }
 
-#define ARGS(...) ((const char *const[]){ __VA_ARGS__, NULL })
+/* approve: params checked for their types by m_approve. */
+static json_t *op_approve(struct warden_op *op, json_t *params)
+{
+	struct warden_op_approve a;
+	const char *argv[24];
+	json_t *v, *d = json_object_get(params, "deadline_ms");
+	size_t i;
+
+	memset(&a, 0, sizeof(a));
+	a.tool = param(params, "tool");
+	a.subject = param(params, "subject");
+	a.reason = param(params, "reason");
+	a.call_id = param(params, "call_id");
+	a.mode = param(params, "mode");
+	a.command = param(params, "command");
+	a.cwd = param(params, "cwd");
+	if (json_is_integer(d)) {
+		if (json_integer_value(d) < 1 || json_integer_value(d) > 86400000) {
+			warden_error_set(&op->err, WARDEN_EUSAGE, "the deadline is out of range (allowed: 1 to 86400000 ms)");
+			op->field = "deadline_ms";
+			return NULL;
+		}
+		a.deadline_ms = (long)json_integer_value(d);
+	}
+	json_array_foreach(json_object_get(params, "argv"), i, v)
+		if (i < 16)
+			argv[a.argc++] = json_string_value(v);
+	argv[a.argc] = NULL;
+	a.argv = a.argc > 0 ? argv : NULL;
+	return warden_op_approve(op, &a);
+}
+
+/* -------------------------------------------------------------- methods */
 
 static void m_session_new(struct warden_server *srv, json_t *id, json_t *params, void *ud)
 {
@@ -937,8 +789,7 @@ static void m_config_check(struct warden_server *srv, json_t *id, json_t *params
 
 	if (check_keys(srv, id, "config.check", params, keys) < 0)
 		return;
-	start_call(ud, srv, id, warden_cmd_config, NULL, OUT_JSON, WARDEN_EUSAGE,
-	           ARGS("config", "check", "--json"));
+	start_op(ud, srv, id, "config.check", op_config_check, NULL, params);
 }
 
 static void m_plugins(struct warden_server *srv, json_t *id, json_t *params, void *ud)
@@ -947,8 +798,7 @@ static void m_plugins(struct warden_server *srv, json_t *id, json_t *params, voi
 
 	if (check_keys(srv, id, "plugins", params, keys) < 0)
 		return;
-	start_call(ud, srv, id, warden_cmd_plugins, NULL, OUT_JSON, WARDEN_EUSAGE,
-	           ARGS("plugins", "--json"));
+	start_op(ud, srv, id, "plugins", op_plugins, NULL, params);
 }
 
 /* argv: a non-empty array of strings without NUL bytes. */
@@ -978,8 +828,8 @@ static int argv_param(struct warden_server *srv, json_t *id, const char *method,
 static void m_confine(struct warden_server *srv, json_t *id, json_t *params, void *ud)
 {
 	static const char *const keys[] = { "argv", "mode", "network", "root", "backend", NULL };
-	const char *argv[24], *args[40], *mode, *network, *root, *backend;
-	size_t argc, n = 0, i;
+	const char *argv[24], *mode, *network, *root, *backend;
+	size_t argc;
 
 	if (check_keys(srv, id, "confine", params, keys) < 0 ||
 	    str_param(srv, id, "confine", params, "mode", 0, &mode) < 0 ||
@@ -992,29 +842,11 @@ static void m_confine(struct warden_server *srv, json_t *id, json_t *params, voi
 		bad_params(srv, id, "confine: parameter 'argv' is required");
 		return;
 	}
-	args[n++] = "confine";
-	args[n++] = "--json";
-	if (mode != NULL) {
-		args[n++] = "--mode";
-		args[n++] = mode;
-	}
-	if (network != NULL) {
-		args[n++] = "--network";
-		args[n++] = network;
-	}
-	if (root != NULL) {
-		args[n++] = "--root";
-		args[n++] = root;
-	}
-	if (backend != NULL) {
-		args[n++] = "--backend";
-		args[n++] = backend;
-	}
-	args[n++] = "--";
-	for (i = 0; i < argc; i++)
-		args[n++] = argv[i];
-	args[n] = NULL;
-	start_call(ud, srv, id, warden_cmd_confine, NULL, OUT_JSON, WARDEN_EUSAGE, args);
+	(void)mode;
+	(void)network;
+	(void)root;
+	(void)backend;
+	start_op(ud, srv, id, "confine", op_confine, NULL, params);
 }
 
 static void m_approve(struct warden_server *srv, json_t *id, json_t *params, void *ud)
@@ -1023,11 +855,10 @@ static void m_approve(struct warden_server *srv, json_t *id, json_t *params, voi
 		"tool", "subject", "reason", "call_id", "mode", "deadline_ms",
 		"command", "argv", "cwd", "session", NULL,
 	};
-	const char *argv[24], *args[48], *tool, *subject, *reason, *call_id,
-	           *mode, *command, *cwd, *session;
-	char deadline[32];
+	const char *argv[24], *tool, *subject, *reason, *call_id, *mode, *command,
+	           *cwd, *session;
 	json_t *d = json_object_get(params, "deadline_ms");
-	size_t argc, n = 0, i;
+	size_t argc;
 
 	if (check_keys(srv, id, "approve", params, keys) < 0 ||
 	    str_param(srv, id, "approve", params, "tool", 1, &tool) < 0 ||
@@ -1044,48 +875,15 @@ static void m_approve(struct warden_server *srv, json_t *id, json_t *params, voi
 		bad_params(srv, id, "approve: deadline_ms must be an integer");
 		return;
 	}
-	args[n++] = "approve";
-	args[n++] = "--json";
-	args[n++] = "--tool";
-	args[n++] = tool;
-	if (subject != NULL) {
-		args[n++] = "--subject";
-		args[n++] = subject;
-	}
-	if (reason != NULL) {
-		args[n++] = "--reason";
-		args[n++] = reason;
-	}
-	if (call_id != NULL) {
-		args[n++] = "--call-id";
-		args[n++] = call_id;
-	}
-	if (mode != NULL) {
-		args[n++] = "--mode";
-		args[n++] = mode;
-	}
-	if (d != NULL && json_is_integer(d)) {
-		snprintf(deadline, sizeof(deadline), "%lld", (long long)json_integer_value(d));
-		args[n++] = "--deadline-ms";
-		args[n++] = deadline;
-	}
-	if (cwd != NULL) {
-		args[n++] = "--cwd";
-		args[n++] = cwd;
-	}
-	if (command != NULL) {
-		args[n++] = "-c";
-		args[n++] = command;
-	}
-	if (argc > 0) {
-		args[n++] = "--";
-		for (i = 0; i < argc; i++)
-			args[n++] = argv[i];
-	}
-	args[n] = NULL;
-	/* Exit statuses 1-3 are outcomes (rejected, cancelled, unavailable),
-	 * answered like allowed-once with approve's JSON. */
-	start_call(ud, srv, id, warden_cmd_approve, session, OUT_JSON, WARDEN_EUSAGE, args);
+	(void)argv;
+	(void)tool;
+	(void)subject;
+	(void)reason;
+	(void)call_id;
+	(void)mode;
+	(void)command;
+	(void)cwd;
+	start_op(ud, srv, id, "approve", op_approve, session, params);
 }
 
 /* ------------------------------------------------------------------ run */

@@ -88,6 +88,50 @@ static json_t *str_or_null(const char *s)
 	return s != NULL && s[0] != '\0' ? warden_json_string_lossy(s) : json_null();
 }
 
+/*
+ * A write that happened is never reported as an error, and a process of
+ * warden ends at once when jansson cannot allocate (wjson.h): so a write's
+ * answer is built in full before the write, both its forms when the write
+ * may find nothing to do, and after the write only a value of a key it
+ * already has is replaced (which allocates nothing).
+ */
+struct answer {
+	json_t *o;          /* {session, ..., changed: true, message: done} */
+	json_t *same;       /* the message when nothing was written */
+};
+
+static int answer_new(struct warden_op *op, struct answer *a, json_t *o,
+                      const char *same)
+{
+	a->o = o;
+	a->same = same != NULL ? warden_json_string_lossy(same) : NULL;
+	if (a->o == NULL || (same != NULL && a->same == NULL)) {
+		json_decref(a->o);
+		json_decref(a->same);
+		a->o = a->same = NULL;
+		return warden_error_set(&op->err, WARDEN_EOS, "out of memory (nothing was written)");
+	}
+	return 0;
+}
+
+static json_t *answer_give(struct answer *a, int changed)
+{
+	if (!changed) {
+		json_object_set_new(a->o, "changed", json_false());
+		if (a->same != NULL)
+			json_object_set_new(a->o, "message", a->same);
+	} else {
+		json_decref(a->same);
+	}
+	return a->o;
+}
+
+static void answer_drop(struct answer *a)
+{
+	json_decref(a->o);
+	json_decref(a->same);
+}
+
 /* ------------------------------------------------------------ sessions */
 
 json_t *warden_op_session_new(struct warden_op *op, const char *cwd)
@@ -195,7 +239,8 @@ json_t *warden_op_knob_set(struct warden_op *op, int knob, const char *value)
 	struct warden_config *cfg;
 	struct warden_session *s;
 	int v, r, changed = 0;
-	char msg[256];
+	char msg[256], same[256];
+	struct answer ans;
 
 	if (knob < WARDEN_OP_MODE || knob > WARDEN_OP_NETWORK) {
 		warden_error_set(&op->err, WARDEN_EINTERNAL, "no such knob");
@@ -215,16 +260,23 @@ json_t *warden_op_knob_set(struct warden_op *op, int knob, const char *value)
 	}
 	if (begin(op, 1, &cfg, &s) < 0)
 		return fail(op, op->field);
+	snprintf(msg, sizeof(msg), "%s: %s", names[knob], value);
+	snprintf(same, sizeof(same), "%s: %s (already recorded; nothing written)", names[knob], value);
+	if (answer_new(op, &ans, json_pack("{s:s,s:s,s:b,s:s}", "session", op->session_id,
+	                                   names[knob], value, "changed", 1, "message", msg),
+	               same) < 0) {
+		end(op, cfg, s);
+		return fail(op, NULL);
+	}
 	r = knob == WARDEN_OP_MODE ? warden_session_set_mode(s, v, &changed, &op->err)
 	    : knob == WARDEN_OP_POLICY ? warden_session_set_policy(s, v, &changed, &op->err)
 	    : warden_session_set_network(s, v, &changed, &op->err);
 	end(op, cfg, s);
-	if (r < 0)
+	if (r < 0) {
+		answer_drop(&ans);
 		return fail(op, NULL);
-	snprintf(msg, sizeof(msg), "%s: %s%s", names[knob], value,
-	         changed ? "" : " (already recorded; nothing written)");
-	return json_pack("{s:s,s:s,s:b,s:s}", "session", op->session_id, names[knob], value,
-	                 "changed", changed, "message", msg);
+	}
+	return answer_give(&ans, changed);
 }
 
 json_t *warden_op_network(struct warden_op *op)
@@ -283,7 +335,8 @@ json_t *warden_op_roots_change(struct warden_op *op, const char *dir, int add)
 {
 	struct warden_config *cfg;
 	struct warden_session *s;
-	char resolved[PATH_MAX], msg[PATH_MAX + 64];
+	char resolved[PATH_MAX], pre[PATH_MAX], msg[PATH_MAX + 64], same[PATH_MAX + 128];
+	struct answer ans;
 	int r, changed = 0;
 
 	if (dir == NULL || dir[0] != '/') {
@@ -297,15 +350,34 @@ json_t *warden_op_roots_change(struct warden_op *op, const char *dir, int add)
 	}
 	if (begin(op, 1, &cfg, &s) < 0)
 		return fail(op, op->field);
+	/* The directory as the change will record it (roots.h); were it to
+	 * resolve otherwise by the time of the write, the answer is built
+	 * again with what was recorded. */
+	warden_roots_dir_resolve(dir, pre);
+	snprintf(msg, sizeof(msg), "roots: %s %s", add ? "added" : "removed", pre);
+	snprintf(same, sizeof(same), "%s (already recorded; nothing written)", msg);
+	if (answer_new(op, &ans, json_pack("{s:s,s:o,s:b,s:o}", "session", op->session_id,
+	                                   "dir", warden_json_string_lossy(pre), "changed", 1,
+	                                   "message", warden_json_string_lossy(msg)),
+	               same) < 0) {
+		end(op, cfg, s);
+		return fail(op, NULL);
+	}
 	r = warden_roots_change(cfg, s, dir, add, resolved, &changed, &op->err);
 	end(op, cfg, s);
-	if (r < 0)
+	if (r < 0) {
+		answer_drop(&ans);
 		return fail(op, r == -WARDEN_EUSAGE ? "dir" : NULL);
-	snprintf(msg, sizeof(msg), "roots: %s %s%s", add ? "added" : "removed", resolved,
-	         changed ? "" : " (already recorded; nothing written)");
-	return json_pack("{s:s,s:o,s:b,s:o}", "session", op->session_id,
-	                 "dir", warden_json_string_lossy(resolved), "changed", changed,
-	                 "message", warden_json_string_lossy(msg));
+	}
+	if (strcmp(resolved, pre) != 0) {
+		answer_drop(&ans);
+		snprintf(msg, sizeof(msg), "roots: %s %s%s", add ? "added" : "removed", resolved,
+		         changed ? "" : " (already recorded; nothing written)");
+		return json_pack("{s:s,s:o,s:b,s:o}", "session", op->session_id,
+		                 "dir", warden_json_string_lossy(resolved), "changed", changed,
+		                 "message", warden_json_string_lossy(msg));
+	}
+	return answer_give(&ans, changed);
 }
 
 /* -------------------------------------------------------------- grants */
@@ -335,6 +407,7 @@ json_t *warden_op_grant_revoke(struct warden_op *op, const char *grant)
 	struct warden_config *cfg;
 	struct warden_session *s;
 	char msg[128];
+	struct answer ans;
 	int r;
 
 	if (grant == NULL || !warden_grant_id_ok(grant)) {
@@ -348,12 +421,19 @@ json_t *warden_op_grant_revoke(struct warden_op *op, const char *grant)
 	}
 	if (begin(op, 1, &cfg, &s) < 0)
 		return fail(op, op->field);
+	snprintf(msg, sizeof(msg), "grant: revoked %s", grant);
+	if (answer_new(op, &ans, json_pack("{s:s,s:s,s:s}", "session", op->session_id,
+	                                   "grant", grant, "message", msg), NULL) < 0) {
+		end(op, cfg, s);
+		return fail(op, NULL);
+	}
 	r = warden_session_revoke(s, grant, &op->err);
 	end(op, cfg, s);
-	if (r < 0)
+	if (r < 0) {
+		answer_drop(&ans);
 		return fail(op, r == -WARDEN_EUSAGE ? "grant" : NULL);
-	snprintf(msg, sizeof(msg), "grant: revoked %s", grant);
-	return json_pack("{s:s,s:s,s:s}", "session", op->session_id, "grant", grant, "message", msg);
+	}
+	return answer_give(&ans, 1);
 }
 
 /* ------------------------------------------------------------- presets */
@@ -403,7 +483,8 @@ json_t *warden_op_preset_select(struct warden_op *op, const char *name)
 {
 	struct warden_config *cfg;
 	struct warden_session *s;
-	char msg[512];
+	char msg[512], same[560];
+	struct answer ans;
 	int r, changed = 0;
 
 	if (name == NULL || name[0] == '\0') {
@@ -417,14 +498,22 @@ json_t *warden_op_preset_select(struct warden_op *op, const char *name)
 		warden_error_set(&op->err, WARDEN_EUSAGE, "unknown preset (the preset list shows them)");
 		return fail(op, "name");
 	}
+	snprintf(msg, sizeof(msg), "preset: %s", name);
+	snprintf(same, sizeof(same), "preset: %s (already current; nothing written)", name);
+	if (answer_new(op, &ans, json_pack("{s:s,s:o,s:b,s:o}", "session", op->session_id,
+	                                   "preset", warden_json_string_lossy(name), "changed", 1,
+	                                   "message", warden_json_string_lossy(msg)),
+	               same) < 0) {
+		end(op, cfg, s);
+		return fail(op, NULL);
+	}
 	r = warden_preset_select(cfg, s, name, &changed, &op->err);
 	end(op, cfg, s);
-	if (r < 0)
+	if (r < 0) {
+		answer_drop(&ans);
 		return fail(op, NULL);
-	snprintf(msg, sizeof(msg), "preset: %s%s", name, changed ? "" : " (already current; nothing written)");
-	return json_pack("{s:s,s:o,s:b,s:o}", "session", op->session_id,
-	                 "preset", warden_json_string_lossy(name), "changed", changed,
-	                 "message", warden_json_string_lossy(msg));
+	}
+	return answer_give(&ans, changed);
 }
 
 json_t *warden_op_preset_current(struct warden_op *op)

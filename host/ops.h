@@ -18,6 +18,7 @@
 #ifndef WARDEN_OPS_H
 #define WARDEN_OPS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "error.h"
@@ -91,5 +92,66 @@ struct json_t *warden_op_preset_select(struct warden_op *op, const char *name);
 
 /* {preset, source, sandbox, approval, network}. */
 struct json_t *warden_op_preset_current(struct warden_op *op);
+
+/* approve: one approval request through the waterfall, audited in the
+ * session (required).  With command (SHELL -c COMMAND) or argv the
+ * request is about that command, described as `run --escalate` would
+ * (program.h), cwd its directory; tool then defaults to "bash" and
+ * subject to the command. */
+struct warden_op_approve {
+	const char *tool, *subject, *reason, *call_id;
+	const char *mode;           /* an escalation's mode, or NULL */
+	long deadline_ms;           /* 0: none; else 1 to 86400000 */
+	const char *command;        /* or NULL */
+	const char *const *argv;    /* or NULL */
+	size_t argc;
+	const char *cwd;            /* with a command, or NULL */
+};
+
+/* {request_id, outcome, answerer, reason, delegated (, grant) (, command:
+ * what to run)}, whatever the outcome; an error when the request could
+ * not be asked or audited (nothing was decided), 126 or 127 when the
+ * command's program is not executable or not found. */
+struct json_t *warden_op_approve(struct warden_op *op, const struct warden_op_approve *a);
+
+/* The exit status an approve outcome stands for: 0 allowed, 1 rejected,
+ * 2 cancelled, 3 unavailable. */
+int warden_op_approve_status(const struct json_t *result);
+
+/* confine: the argv that runs argv inside the sandbox, not run. */
+struct warden_op_confine {
+	const char *const *argv;
+	size_t argc;
+	const char *mode;           /* read-only or workspace-write, or NULL */
+	const char *network;        /* restricted or enabled, or NULL */
+	const char *root;           /* absolute, or NULL */
+	const char *backend;        /* only this [backend NAME], or NULL */
+	int status_fd;              /* > 2: the status pipe's descriptor, or -1 */
+};
+
+/* {argv, backend, mode, mode_source, root, root_source, session,
+ * enforcement, detail, writable_roots, roots, roots_notes, tmp_dir,
+ * privilege_dropped, evidence, status_fd, denial_signatures,
+ * runner_failure_rules, network, network_source, network_enforcement,
+ * network_detail}.  argv_out (may be NULL): the confined argv's bytes
+ * as they are, NULL-ended (free with warden_op_confine_argv_free). */
+struct json_t *warden_op_confine(struct warden_op *op, const struct warden_op_confine *a,
+                                 char ***argv_out, size_t *argc_out);
+void warden_op_confine_argv_free(char **argv);
+
+/* {config, plugins: [{section, instance, plugin, line, status, reason,
+ * path, abi, name, version (, isolation) (, probes: {read-only,
+ * workspace-write: {usable, enforcement, privilege_dropped, detail,
+ * network, network_detail, deny_read_held}})}]}: every configured
+ * plugin, each loaded, opened and probed in a throwaway child. */
+struct json_t *warden_op_plugins(struct warden_op *op);
+
+/* {ok: true, config, default_mode, approval_policy, workspace_root,
+ * require_full, state_dir, plugin_dir, durability, backends, answerers,
+ * rules, presets, presets_builtin, inputs, inputs_under_workspace_root,
+ * deny_read_defaults, deny_read}: the config read again (op->cfg is not
+ * used) and checked as every operation will, the rules plugin's sections
+ * included; a bad config is WARDEN_ECONFIG with file:line. */
+struct json_t *warden_op_config_check(struct warden_op *op);
 
 #endif

@@ -427,6 +427,19 @@ json_t *warden_roots_notes_json(const struct warden_roots *r)
 
 /* ---- roots add / remove ------------------------------------------------ */
 
+void warden_roots_dir_resolve(const char *dir, char out[PATH_MAX])
+{
+	char abs[PATH_MAX], cwd[PATH_MAX];
+
+	if (realpath(dir, out) != NULL && warden_path_normalise(out, out, NULL) == 0)
+		return;
+	if (dir[0] != '/' && getcwd(cwd, sizeof(cwd)) != NULL &&
+	    (size_t)snprintf(abs, sizeof(abs), "%s/%s", cwd, dir) < sizeof(abs))
+		warden_path_normalise(abs, out, NULL);
+	else if (warden_path_normalise(dir, out, NULL) < 0)
+		snprintf(out, PATH_MAX, "%s", dir);
+}
+
 struct change {
 	const struct warden_config *cfg;
 	const char *root;
@@ -487,16 +500,7 @@ static int change_txn(struct warden_session *s, const struct warden_knobs *now,
 			next[m++] = have[i];
 		next[m++] = c->resolved;
 	} else {
-		if (realpath(c->dir, c->resolved) == NULL ||
-		    warden_path_normalise(c->resolved, c->resolved, NULL) < 0) {
-			char abs[PATH_MAX], cwd[PATH_MAX];
-
-			if (c->dir[0] != '/' && getcwd(cwd, sizeof(cwd)) != NULL &&
-			    (size_t)snprintf(abs, sizeof(abs), "%s/%s", cwd, c->dir) < sizeof(abs))
-				warden_path_normalise(abs, c->resolved, NULL);
-			else if (warden_path_normalise(c->dir, c->resolved, NULL) < 0)
-				snprintf(c->resolved, PATH_MAX, "%s", c->dir);
-		}
+		warden_roots_dir_resolve(c->dir, c->resolved);
 		for (i = 0; i < n; i++) {
 			if (strcmp(have[i], c->resolved) == 0)
 				found = i;

@@ -83,6 +83,10 @@ int warden_roots_check_new(const char *dir, const char *root,
                            const struct warden_roots *r, char out[PATH_MAX],
                            struct warden_error *err);
 
+/* dir as a list of roots names it: resolved when it exists, else made
+ * absolute (against the current directory) and normal, else as given. */
+void warden_roots_dir_resolve(const char *dir, char out[PATH_MAX]);
+
 /*
  * `roots add DIR` / `roots remove DIR` on the session s: the session's
  * list (before its first sandbox/roots, the config's) with DIR added

@@ -33,7 +33,7 @@ failures = 0
 # Codes the reference lists that no request from outside can bring about:
 # each needs a failure inside warden itself.  They must stay documented.
 UNREACHABLE = {
-    ("serve", -32603): "a subcommand's output that cannot be read",
+    ("serve", -32603): "a call's worker that ends without an answer",
     ("mcp", -32603): "out of memory",
 }
 
@@ -328,7 +328,25 @@ try:
     expect_code(srv.call("mode.set", {"mode": "no-such-mode"}), 64, "serve: an unknown mode")
     expect_code(srv.call("session.show", {"session": "no-such-session"}), 64,
                 "serve: an unknown session")
+    m = srv.call("mode.set", {"mode": "no-such-mode", "session": "x"})
+    if (m.get("error", {}).get("message", "").startswith("mode.set: not a sandbox mode")
+            and m["error"].get("data") == {"field": "mode"}):
+        ok("serve: an operation's error names the method and the parameter at fault")
+    else:
+        fail("serve: an operation's error: %r" % (m,))
     session = srv.call("session.new", {"cwd": os.path.join(DIR, "ws")})["result"]["session"]
+
+    # approve of a command whose program is not found: 127; not
+    # executable: 126 (as a shell says).
+    expect_code(srv.call("approve", {"tool": "bash", "argv": ["no-such-program-%d" % os.getpid()],
+                                     "session": session}), 127,
+                "serve: approve of a program that is not found")
+    plain = os.path.join(DIR, "ws", "not-executable")
+    with open(plain, "w") as f:
+        f.write("#!/bin/sh\n")
+    os.chmod(plain, 0o644)
+    expect_code(srv.call("approve", {"tool": "bash", "argv": [plain], "session": session}), 126,
+                "serve: approve of a program that is not executable")
 
     # A damaged log: 65.
     broken = srv.call("session.new", {"cwd": os.path.join(DIR, "ws")})["result"]["session"]
