@@ -230,10 +230,12 @@ fi
 # --- the allowlist proxy ----------------------------------------------
 # A 256 MiB download from a server on 127.0.0.1 (the kernel's sendfile, so
 # the server is not what is measured), by curl: directly on the host (the
-# baseline) and through `warden run` with the allowlist network (bwrap and
-# landlock: the command reaches the proxy alone, the proxy the server),
-# interleaved round by round.  The proxied figure holds the whole run
-# (sandbox start-up included, about a hundredth of it).  Then the time to
+# baseline), through bench_relay (the least any relay does: splice(2)
+# both ways, nothing else), and through `warden run` with the allowlist
+# network (bwrap and landlock: the command reaches the proxy alone, the
+# proxy the server), interleaved round by round.  Each figure is curl's
+# own time for the download (time_total: connection and transfer; the
+# sandbox's start-up, measured above, is not in it).  Then the time to
 # first byte of a small answer per connection: 30 curl processes, each one
 # connection, inside one run (so the run's start-up is not counted) and
 # directly; the median difference is what the proxy adds to a connection.
@@ -244,9 +246,9 @@ if command -v python3 >/dev/null 2>&1 && command -v curl >/dev/null 2>&1; then
 		sed -i "1a default_network = allowlist\\nallowed_domains = good.test\\nhosts_file = $scratch/hosts" \
 			"$scratch/proxy-$b.ini"
 	done
-	python3 - "$W" "$scratch" <<'PY'
+	python3 - "$W" "$scratch" "$top/bench/bench_relay" <<'PY'
 import os, socket, socketserver, statistics, subprocess, sys, threading, time
-w, scratch = sys.argv[1:3]
+w, scratch, relay_prog = sys.argv[1:4]
 big = os.path.join(scratch, "big")
 with open(big, "wb") as f:
     f.truncate(256 << 20)
@@ -285,26 +287,49 @@ for b in ("bwrap", "landlock"):
                          check=True, capture_output=True, text=True, env=env).stdout
     sess[b] = out.strip().splitlines()[-1]
 
-def timed(argv, e=env):
+relay = subprocess.Popen([relay_prog, str(port)], stdout=subprocess.PIPE, text=True)
+relay_port = int(relay.stdout.readline())
+
+whole = {"direct": [], "relay": [], "bwrap": [], "landlock": []}
+
+def timed(argv, e=env, key=None):
+    """curl's time_total of the download, in seconds (and the whole
+    process's time, start-up included, into whole[key])."""
     t = time.perf_counter()
-    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, env=e)
-    return time.perf_counter() - t
+    out = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=True,
+                         env=e, text=True).stdout
+    if key is not None:
+        whole[key].append(time.perf_counter() - t)
+    return float(out.split()[-1])
 
 def run_argv(b, cmd):
     return [w, "--config", os.path.join(scratch, "proxy-%s.ini" % b), "--session", sess[b], "run", "--"] + cmd
 
-get_big = ["curl", "-sS", "-o", "/dev/null"]
-rounds = {"direct": [], "bwrap": [], "landlock": []}
+get_big = ["curl", "-sS", "-o", "/dev/null", "-w", "%{time_total}\\n"]
+rounds = {"direct": [], "relay": [], "bwrap": [], "landlock": []}
 for _ in range(7):
-    rounds["direct"].append(timed(get_big + ["http://127.0.0.1:%d/big" % port]))
+    rounds["direct"].append(timed(get_big + ["http://127.0.0.1:%d/big" % port], key="direct"))
+    rounds["relay"].append(timed(get_big + ["http://127.0.0.1:%d/big" % relay_port], key="relay"))
     for b in ("bwrap", "landlock"):
-        rounds[b].append(timed(run_argv(b, get_big + ["http://good.test:%d/big" % port])))
+        rounds[b].append(timed(run_argv(b, get_big + ["http://good.test:%d/big" % port]), key=b))
+relay.kill()
+relay.wait()
 d = statistics.median(rounds["direct"])
+r = statistics.median(rounds["relay"])
+mib = lambda t: SIZE / t / (1 << 20)
+print("bare-relay-download-256MiB-throughput\t%.1f\t%.1f\t%.1f\tMiB/s\t%.1f\t%.2f\t%s" % (
+      mib(r), mib(max(rounds["relay"])), mib(min(rounds["relay"])), mib(d), d / r,
+      "report (the most a relay reaches here)"))
 for b in ("bwrap", "landlock"):
     m = statistics.median(rounds[b])
-    mib = lambda t: SIZE / t / (1 << 20)
     print("proxy-download-256MiB-%s-throughput\t%.1f\t%.1f\t%.1f\tMiB/s\t%.1f\t%.2f\t%s" % (
           b, mib(m), mib(max(rounds[b])), mib(min(rounds[b])), mib(d), d / m, ">= 0.8x direct"))
+    print("proxy-download-256MiB-%s-vs-bare-relay\t%.1f\t%.1f\t%.1f\tMiB/s\t%.1f\t%.2f\t%s" % (
+          b, mib(m), mib(max(rounds[b])), mib(min(rounds[b])), mib(r), r / m, "report"))
+    wm, wd = statistics.median(whole[b]), statistics.median(whole["direct"])
+    print("proxy-download-256MiB-%s-whole-run\t%.1f\t%.1f\t%.1f\tMiB/s\t%.1f\t%.2f\t%s" % (
+          b, mib(wm), mib(max(whole[b])), mib(min(whole[b])), mib(wd), wd / wm,
+          "report (warden run's start-up and the proxy's included)"))
 
 loop = "for i in $(seq 30); do curl -sS -o /dev/null -w '%%{time_starttransfer}\\n' %s || exit 1; done"
 def ttfb(argv):
