@@ -27,7 +27,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <termios.h>
@@ -38,6 +37,7 @@
 #include "approval.h"
 #include "loader.h"
 #include "program.h"
+#include "random.h"
 #include "session.h"
 #include "text.h"
 #include "worker.h"
@@ -706,22 +706,11 @@ static int check_request(const struct warden_approval_request *req,
 
 static int new_request_id(char *buf, size_t len, struct warden_error *err)
 {
-	unsigned char r[16];
-	size_t got = 0, i;
-	ssize_t n;
+	char hex[33];
 
-	while (got < sizeof(r)) {
-		n = getrandom(r + got, sizeof(r) - got, 0);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return warden_error_errno(err, WARDEN_EOS, errno,
-			                          "approval: no request id");
-		got += (size_t)n;
-	}
-	snprintf(buf, len, "req-");
-	for (i = 0; i < sizeof(r); i++)
-		snprintf(buf + 4 + 2 * i, len - 4 - 2 * i, "%02x", r[i]);
+	if (warden_random_hex(hex, 16) < 0)
+		return warden_error_errno(err, WARDEN_EOS, errno, "approval: no request id");
+	snprintf(buf, len, "req-%s", hex);
 	return 0;
 }
 

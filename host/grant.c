@@ -12,11 +12,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 
 #include "grant.h"
 #include "program.h"
+#include "random.h"
 
 /* ------------------------------------------------------------ SHA-256 */
 
@@ -533,20 +533,6 @@ int warden_grant_id_ok(const char *id)
 
 int warden_grant_id_new(char *id)
 {
-	unsigned char r[8];
-	size_t got = 0, i;
-	ssize_t n;
-
-	while (got < sizeof(r)) {
-		n = getrandom(r + got, sizeof(r) - got, 0);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		got += (size_t)n;
-	}
 	memcpy(id, "grant-", 6);
-	for (i = 0; i < sizeof(r); i++)
-		snprintf(id + 6 + 2 * i, 3, "%02x", r[i]);
-	return 0;
+	return warden_random_hex(id + 6, 8);
 }

@@ -16,10 +16,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "random.h"
 #include "scratch.h"
 
 const char *warden_scratch_base = WARDEN_SCRATCH_BASE;
@@ -89,7 +89,7 @@ static int make_run_dir(int base, char name[32])
 	int tries, i;
 
 	for (tries = 0; tries < 32; tries++) {
-		if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+		if (warden_random_bytes(rnd, sizeof(rnd)) < 0)
 			return -1;
 		memcpy(name, "run+", 4);
 		for (i = 0; i < 8; i++)

@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "random.h"
 #include "session.h"
 #include "wjson.h"
 #include "vocab.h"
@@ -1529,22 +1529,14 @@ int warden_session_set_preset(struct warden_session *s, const char *name,
 
 static int new_id(char out[64], struct warden_error *err)
 {
-	unsigned char rnd[8];
 	struct tm tm;
 	time_t now = time(NULL);
-	size_t i;
-	ssize_t n;
 
-	do
-		n = getrandom(rnd, sizeof(rnd), 0);
-	while (n < 0 && errno == EINTR);
-	if (n != (ssize_t)sizeof(rnd))
-		return warden_error_errno(err, WARDEN_EOS, n < 0 ? errno : EIO,
-		                          "cannot get random bytes for a session id");
 	gmtime_r(&now, &tm);
 	strftime(out, 64, "%Y%m%dT%H%M%SZ-", &tm);
-	for (i = 0; i < sizeof(rnd); i++)
-		snprintf(out + 17 + 2 * i, 3, "%02x", rnd[i]);
+	if (warden_random_hex(out + 17, 8) < 0)
+		return warden_error_errno(err, WARDEN_EOS, errno,
+		                          "cannot get random bytes for a session id");
 	return 0;
 }
 
