@@ -78,7 +78,7 @@ static int list(struct warden_cli *cli, int json)
 	return fflush(stdout) == 0 ? 0 : WARDEN_EIO;
 }
 
-static int revoke(struct warden_cli *cli, const char *id)
+static int revoke_grant(struct warden_cli *cli, const char *id)
 {
 	struct warden_op op = WARDEN_OP_INIT(cli->config_path, cli->session_id);
 	json_t *res;
@@ -135,5 +135,5 @@ int warden_cmd_grant(struct warden_cli *cli, int argc, char **argv)
 	}
 	if (optind + 1 != argc)
 		return warden_cli_usage("grant revoke: expected exactly one grant id");
-	return revoke(cli, argv[optind]);
+	return revoke_grant(cli, argv[optind]);
 }

@@ -59,9 +59,16 @@
 #include "wconfig.h"
 #include "wjson.h"
 
+struct opcall;
+
 struct serve {
 	struct warden_cli *cli;
 	const struct warden_config *cfg;
+	/* This connection's writes (knobs, roots, grants, presets) are made
+	 * one after the other, in the order they came: the one going on,
+	 * and those waiting for it. */
+	struct opcall *writing;
+	struct opcall *queue, **queue_end;
 };
 
 static void usage(FILE *f)
@@ -294,6 +301,9 @@ static int session_param(struct serve *sv, struct warden_server *srv, json_t *id
 {
 	if (str_param(srv, id, method, params, "session", 0, out) < 0)
 		return -1;
+	if (*out != NULL && (*out)[0] == '\0')
+		return bad_params(srv, id, "%s: parameter 'session' is empty (give a session id, or leave it out for the one serve was started with)",
+		                  method);
 	if (*out == NULL)
 		*out = sv->cli->session_id;
 	return 0;
@@ -317,6 +327,9 @@ struct opcall {
 	op_fn fn;
 	struct warden_op op;
 	char *session;
+	struct serve *sv;
+	int write;              /* made in turn with the connection's others */
+	struct opcall *next;    /* in sv->queue */
 };
 
 static void opcall_free(struct opcall *c)
@@ -334,6 +347,8 @@ static int opcall_job(void *arg)
 
 	warden_error_clear(&c->op.err);
 	c->op.field = NULL;
+	c->op.cancel = warden_server_job_cancel();
+	warden_session_cancel_on(c->op.cancel);
 	v = c->fn(&c->op, c->params);
 	if (v != NULL)
 		warden_server_job_answer(json_pack("{s:o}", "result", v));
@@ -357,21 +372,23 @@ static void opcall_withdraw(struct warden_server *srv, void *arg,
 	withdraw_client(srv, ((struct opcall *)arg)->id, request_id, why);
 }
 
+static void launch(struct warden_server *srv, struct opcall *c);
+
 static void opcall_done(struct warden_server *srv, void *arg,
                         const struct warden_server_outcome *o)
 {
 	struct opcall *c = arg;
+	struct serve *sv = c->sv;
 	json_t *res = json_object_get(o->answer, "result");
 	json_t *e = json_object_get(o->answer, "error");
 	char msg[WARDEN_ERROR_MAX + 64];
 	const char *field;
 
+	/* What the operation answered stands, cancelled or not: a write it
+	 * made is never reported as not made. */
 	if (o->r < 0) {
 		snprintf(msg, sizeof(msg), "%s: %s", c->method, o->err.msg);
 		warden_server_error(srv, c->id, o->status, msg, NULL);
-	} else if (o->cancelled) {
-		snprintf(msg, sizeof(msg), "%s: cancelled before it finished", c->method);
-		warden_server_error(srv, c->id, WARDEN_EREFUSED, msg, NULL);
 	} else if (res != NULL) {
 		warden_server_result(srv, c->id, json_incref(res));
 	} else if (json_is_object(e)) {
@@ -385,19 +402,61 @@ static void opcall_done(struct warden_server *srv, void *arg,
 		snprintf(msg, sizeof(msg), "%s: the call's worker ended without an answer", c->method);
 		warden_server_error(srv, c->id, WARDEN_RPC_INTERNAL_ERROR, msg, NULL);
 	}
-	opcall_free(c);
+	if (sv->writing == c) {
+		/* The next write of the connection, now. */
+		sv->writing = NULL;
+		if ((c = sv->queue) != NULL) {
+			sv->queue = c->next;
+			if (sv->queue == NULL)
+				sv->queue_end = &sv->queue;
+			c->next = NULL;
+			launch(srv, c);
+		}
+	}
+	opcall_free(arg);
 }
 
 static const struct warden_server_run_ops opcall_ops = {
 	NULL, NULL, opcall_ask, opcall_done, NULL, opcall_withdraw, NULL,
 };
 
-/* Starts fn(op, params) for the call id of method on session (or none). */
-static void start_op(struct serve *sv, struct warden_server *srv, json_t *id,
-                     const char *method, op_fn fn, const char *session,
-                     json_t *params)
+/* Starts c in a worker (c is answered and freed when it cannot start). */
+static void launch(struct warden_server *srv, struct opcall *c)
 {
 	struct warden_error err = { 0, "" };
+	char msg[WARDEN_ERROR_MAX + 64];
+
+	if (warden_server_job(srv, c->id, opcall_job, c, &opcall_ops, c, &err) == 0) {
+		if (c->write)
+			c->sv->writing = c;
+		return;
+	}
+	/* A request the server cannot take (its id is in use) is the
+	 * client's; anything else (no descriptors, no fork) is the
+	 * system's, and says so. */
+	snprintf(msg, sizeof(msg), "%s: %s", c->method, err.msg);
+	warden_server_error(srv, c->id, err.code == WARDEN_EUSAGE
+	                    ? WARDEN_RPC_INVALID_REQUEST : err.code, msg, NULL);
+	if (c->write && c->sv->writing == NULL && c->sv->queue != NULL) {
+		struct opcall *next = c->sv->queue;
+
+		c->sv->queue = next->next;
+		if (c->sv->queue == NULL)
+			c->sv->queue_end = &c->sv->queue;
+		next->next = NULL;
+		opcall_free(c);
+		launch(srv, next);
+		return;
+	}
+	opcall_free(c);
+}
+
+/* Starts fn(op, params) for the call id of method on session (or none);
+ * a write waits for the connection's write going on, if any. */
+static void start_call(struct serve *sv, struct warden_server *srv, json_t *id,
+                       const char *method, op_fn fn, const char *session,
+                       json_t *params, int write)
+{
 	struct opcall *c;
 
 	if (id == NULL)
@@ -412,19 +471,56 @@ static void start_op(struct serve *sv, struct warden_server *srv, json_t *id,
 	c->params = params != NULL ? json_incref(params) : json_object();
 	c->method = method;
 	c->fn = fn;
+	c->sv = sv;
+	c->write = write;
 	c->op.config_path = sv->cli->config_path;
+	/* The config the server started with, which its runs use too
+	 * (config.check alone reads the file again: that is its job). */
+	c->op.cfg = sv->cfg;
 	c->op.session_id = c->session;
-	if (warden_server_job(srv, id, opcall_job, c, &opcall_ops, c, &err) < 0) {
-		/* A request the server cannot take (its id is in use) is the
-		 * client's; anything else (no descriptors, no fork) is the
-		 * system's, and says so. */
-		char msg[WARDEN_ERROR_MAX + 64];
-
-		snprintf(msg, sizeof(msg), "%s: %s", method, err.msg);
-		warden_server_error(srv, id, err.code == WARDEN_EUSAGE
-		                    ? WARDEN_RPC_INVALID_REQUEST : err.code, msg, NULL);
-		opcall_free(c);
+	if (write && sv->writing != NULL) {
+		if (sv->queue_end == NULL)
+			sv->queue_end = &sv->queue;
+		*sv->queue_end = c;
+		sv->queue_end = &c->next;
+		return;
 	}
+	launch(srv, c);
+}
+
+static void start_op(struct serve *sv, struct warden_server *srv, json_t *id,
+                     const char *method, op_fn fn, const char *session,
+                     json_t *params)
+{
+	start_call(sv, srv, id, method, fn, session, params, 0);
+}
+
+static void start_write(struct serve *sv, struct warden_server *srv, json_t *id,
+                        const char *method, op_fn fn, const char *session,
+                        json_t *params)
+{
+	start_call(sv, srv, id, method, fn, session, params, 1);
+}
+
+/* Takes the queued write of that id off the queue: 1, or 0 when none. */
+static int unqueue(struct serve *sv, struct warden_server *srv, json_t *key)
+{
+	struct opcall **pp, *c;
+	char msg[128];
+
+	for (pp = &sv->queue; *pp != NULL; pp = &(*pp)->next) {
+		if (!json_equal((*pp)->id, key))
+			continue;
+		c = *pp;
+		*pp = c->next;
+		if (*pp == NULL)
+			sv->queue_end = pp;
+		snprintf(msg, sizeof(msg), "%s: cancelled: nothing was written", c->method);
+		warden_server_error(srv, c->id, WARDEN_EREFUSED, msg, NULL);
+		opcall_free(c);
+		return 1;
+	}
+	return 0;
 }
 
 static const char *param(json_t *params, const char *key)
@@ -437,24 +533,51 @@ static json_t *op_session_new(struct warden_op *op, json_t *params)
 	return warden_op_session_new(op, param(params, "cwd"));
 }
 
+/* session.show answers at most this much of events' JSON at once (well
+ * within what a worker's answer may be): the rest is asked for with
+ * "after". */
+#define SHOW_PAGE_BYTES (2L * 1024 * 1024)
+
+struct show_page {
+	json_t *events;
+	json_int_t after;   /* events of a seq above this */
+	size_t bytes;
+	json_int_t next;    /* 0, or the seq of the last event given */
+};
+
 static int collect_event(uint64_t line_no, json_t *event, void *ud)
 {
+	struct show_page *pg = ud;
+	json_int_t seq = json_integer_value(json_object_get(event, "seq"));
+	size_t n;
+
 	(void)line_no;
-	return json_array_append(ud, event) == 0 ? 0 : -WARDEN_EOS;
+	if (seq <= pg->after || pg->next != 0)
+		return 0;
+	n = json_dumpb(event, NULL, 0, JSON_COMPACT) + 1;
+	if (json_array_size(pg->events) > 0 && pg->bytes + n > SHOW_PAGE_BYTES) {
+		/* Full: the page ends with the event before this one. */
+		pg->next = json_integer_value(json_object_get(
+			json_array_get(pg->events, json_array_size(pg->events) - 1), "seq"));
+		return 0;
+	}
+	pg->bytes += n;
+	return json_array_append(pg->events, event) == 0 ? 0 : -WARDEN_EOS;
 }
 
 static json_t *op_session_show(struct warden_op *op, json_t *params)
 {
-	json_t *events = json_array();
+	struct show_page pg = { json_array(), 0, 0, 0 };
 
-	(void)params;
-	if (events == NULL || warden_op_session_show(op, collect_event, events) < 0) {
-		json_decref(events);
+	pg.after = json_integer_value(json_object_get(params, "after"));
+	if (pg.events == NULL || warden_op_session_show(op, collect_event, &pg) < 0) {
+		json_decref(pg.events);
 		if (op->err.code == 0)
 			warden_error_set(&op->err, WARDEN_EOS, "out of memory");
 		return NULL;
 	}
-	return json_pack("{s:s,s:o}", "session", op->session_id, "events", events);
+	return json_pack("{s:s,s:o,s:o}", "session", op->session_id, "events", pg.events,
+	                 "next_after", pg.next != 0 ? json_integer(pg.next) : json_null());
 }
 
 static json_t *op_session_state(struct warden_op *op, json_t *params)
@@ -613,12 +736,19 @@ static void m_session_new(struct warden_server *srv, json_t *id, json_t *params,
 static void session_view(struct warden_server *srv, json_t *id, json_t *params,
                          void *ud, const char *method, op_fn fn)
 {
-	static const char *const keys[] = { "session", NULL };
+	static const char *const state_keys[] = { "session", NULL };
+	static const char *const show_keys[] = { "session", "after", NULL };
 	const char *session;
+	json_t *after = json_object_get(params, "after");
 
-	if (check_keys(srv, id, method, params, keys) < 0 ||
+	if (check_keys(srv, id, method, params, fn == op_session_show ? show_keys : state_keys) < 0 ||
 	    session_param(ud, srv, id, method, params, &session) < 0)
 		return;
+	if (after != NULL && (!json_is_integer(after) || json_integer_value(after) < 0)) {
+		bad_params(srv, id, "%s: parameter 'after' must be an integer of 0 or more (the next_after of the page before)",
+		           method);
+		return;
+	}
 	if (session == NULL || session[0] == '\0') {
 		bad_params(srv, id, "%s: no session (give params {\"session\": ID}, or serve --session ID)",
 		           method);
@@ -649,7 +779,7 @@ static void knob_set(struct warden_server *srv, json_t *id, json_t *params,
 	    session_param(ud, srv, id, method, params, &session) < 0)
 		return;
 	(void)value;
-	start_op(ud, srv, id, method, fn, session, params);
+	start_write(ud, srv, id, method, fn, session, params);
 }
 
 static void m_mode_set(struct warden_server *srv, json_t *id, json_t *params, void *ud)
@@ -709,7 +839,7 @@ static void roots_change(struct warden_server *srv, json_t *id, json_t *params,
 		bad_params(srv, id, "%s: dir must be an absolute path", method);
 		return;
 	}
-	start_op(ud, srv, id, method, fn, session, params);
+	start_write(ud, srv, id, method, fn, session, params);
 }
 
 static void m_roots_add(struct warden_server *srv, json_t *id, json_t *params, void *ud)
@@ -745,7 +875,7 @@ static void m_grant_revoke(struct warden_server *srv, json_t *id, json_t *params
 	    session_param(ud, srv, id, "grant.revoke", params, &session) < 0)
 		return;
 	(void)grant;
-	start_op(ud, srv, id, "grant.revoke", op_grant_revoke, session, params);
+	start_write(ud, srv, id, "grant.revoke", op_grant_revoke, session, params);
 }
 
 static void m_preset_list(struct warden_server *srv, json_t *id, json_t *params, void *ud)
@@ -780,7 +910,7 @@ static void m_preset_select(struct warden_server *srv, json_t *id, json_t *param
 	    session_param(ud, srv, id, "preset.select", params, &session) < 0)
 		return;
 	(void)name;
-	start_op(ud, srv, id, "preset.select", op_preset_select, session, params);
+	start_write(ud, srv, id, "preset.select", op_preset_select, session, params);
 }
 
 static void m_config_check(struct warden_server *srv, json_t *id, json_t *params, void *ud)
@@ -827,11 +957,14 @@ static int argv_param(struct warden_server *srv, json_t *id, const char *method,
 
 static void m_confine(struct warden_server *srv, json_t *id, json_t *params, void *ud)
 {
-	static const char *const keys[] = { "argv", "mode", "network", "root", "backend", NULL };
-	const char *argv[24], *mode, *network, *root, *backend;
+	static const char *const keys[] = {
+		"argv", "mode", "network", "root", "backend", "session", NULL,
+	};
+	const char *argv[24], *mode, *network, *root, *backend, *session;
 	size_t argc;
 
 	if (check_keys(srv, id, "confine", params, keys) < 0 ||
+	    session_param(ud, srv, id, "confine", params, &session) < 0 ||
 	    str_param(srv, id, "confine", params, "mode", 0, &mode) < 0 ||
 	    str_param(srv, id, "confine", params, "network", 0, &network) < 0 ||
 	    str_param(srv, id, "confine", params, "root", 0, &root) < 0 ||
@@ -846,7 +979,7 @@ static void m_confine(struct warden_server *srv, json_t *id, json_t *params, voi
 	(void)network;
 	(void)root;
 	(void)backend;
-	start_op(ud, srv, id, "confine", op_confine, NULL, params);
+	start_op(ud, srv, id, "confine", op_confine, session, params);
 }
 
 static void m_approve(struct warden_server *srv, json_t *id, json_t *params, void *ud)
@@ -1183,14 +1316,13 @@ static void m_cancel(struct warden_server *srv, json_t *id, json_t *params, void
 	static const char *const keys[] = { "id", NULL };
 	json_t *which = json_object_get(params, "id");
 
-	(void)ud;
 	if (check_keys(srv, id, "cancel", params, keys) < 0)
 		return;
 	if (which == NULL) {
 		bad_params(srv, id, "cancel: parameter 'id' (the run's request id) is required");
 		return;
 	}
-	if (warden_server_cancel(srv, which) < 0) {
+	if (!unqueue(ud, srv, which) && warden_server_cancel(srv, which) < 0) {
 		if (id != NULL)
 			warden_server_error(srv, id, WARDEN_RPC_INVALID_PARAMS,
 			                    "cancel: no run with that id is going on", NULL);
@@ -1541,8 +1673,10 @@ int warden_cmd_serve(struct warden_cli *cli, int argc, char **argv)
 		return warden_cli_fail(&err);
 	if (warden_config_load(cli->config_path, &cfg, &err) < 0)
 		return warden_cli_fail(&err);
+	memset(&sv, 0, sizeof(sv));
 	sv.cli = cli;
 	sv.cfg = cfg;
+	sv.queue_end = &sv.queue;
 	if ((r = warden_consumer_new(cfg, &consumer, &err)) == 0)
 		r = socket_path != NULL
 			? serve_socket(&sv, consumer, socket_path, &err)

@@ -18,6 +18,7 @@
 #ifndef WARDEN_OPS_H
 #define WARDEN_OPS_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -33,11 +34,14 @@ struct warden_op {
 	const char *field;        /* the parameter at fault, or NULL */
 	const struct warden_config *cfg; /* NULL: load config_path for each
 	                                    operation; else this one (kept) */
+	const volatile sig_atomic_t *cancel; /* NULL, or a flag that, once
+	                                    set, stops a write not yet made
+	                                    (WARDEN_EREFUSED) */
 };
 
 /* A struct warden_op for a config path and a session (either NULL). */
 #define WARDEN_OP_INIT(config_path, session_id) \
-	{ (config_path), (session_id), { 0, "" }, NULL, NULL }
+	{ (config_path), (session_id), { 0, "" }, NULL, NULL, NULL }
 
 /* The knobs an operation sets (warden_op_knob_set). */
 enum warden_op_knob {

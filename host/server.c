@@ -327,6 +327,20 @@ void warden_server_job_answer(json_t *answer)
 	worker_answer = answer;
 }
 
+/* Raised by a job worker's SIGTERM (a cancel). */
+static volatile sig_atomic_t job_cancel_flag;
+
+static void on_job_cancel(int sig)
+{
+	(void)sig;
+	job_cancel_flag = 1;
+}
+
+const volatile sig_atomic_t *warden_server_job_cancel(void)
+{
+	return &job_cancel_flag;
+}
+
 static int worker_send(json_t *msg)
 {
 	char *text;
@@ -699,14 +713,29 @@ static void worker_main(struct warden_server *srv,
 	size_t i;
 	int devnull, r;
 
-	/* The worker goes with the server. */
-	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	/* The worker goes with the server (a job at once: it catches
+	 * SIGTERM, below). */
+	prctl(PR_SET_PDEATHSIG, job != NULL ? SIGKILL : SIGTERM);
 	if (getppid() != server)
 		_exit(WARDEN_EOS);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = SIG_DFL;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGTERM, &sa, NULL);
+	if (job != NULL) {
+		/* A cancel raises a flag, that the job looks at before it
+		 * writes: a write is never cut off from its answer.  No
+		 * SA_RESTART: a wait it interrupts ends with EINTR.  SIGTERM
+		 * was blocked since the fork: one that came is taken now. */
+		sigset_t term;
+
+		sa.sa_handler = on_job_cancel;
+		sigaction(SIGTERM, &sa, NULL);
+		sa.sa_handler = SIG_DFL;
+		sigemptyset(&term);
+		sigaddset(&term, SIGTERM);
+		sigprocmask(SIG_UNBLOCK, &term, NULL);
+	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	sigaction(SIGCHLD, &sa, NULL);
@@ -914,6 +943,7 @@ static int start_worker(struct warden_server *srv, json_t *key,
 {
 	int ctl[2] = { -1, -1 }, out[2] = { -1, -1 }, errp[2] = { -1, -1 };
 	struct run *x;
+	sigset_t term, old_mask;
 	pid_t pid, self = getpid();
 
 	/* A job is a call, not a run: its words say so. */
@@ -968,7 +998,15 @@ static int start_worker(struct warden_server *srv, json_t *key,
 		warden_error_errno(err, WARDEN_EOS, errno, "%s: cannot make the worker's channels", what);
 		goto fail;
 	}
+	/* A job's cancel may come before its worker catches SIGTERM: until
+	 * then the signal waits (worker_main unblocks it). */
+	sigemptyset(&term);
+	sigaddset(&term, SIGTERM);
+	if (job != NULL)
+		sigprocmask(SIG_BLOCK, &term, &old_mask);
 	pid = fork();
+	if (job != NULL && pid != 0)
+		sigprocmask(SIG_SETMASK, &old_mask, NULL);
 	if (pid < 0) {
 		warden_error_errno(err, WARDEN_EOS, errno, "%s: cannot start a worker", what);
 		goto fail;
@@ -1044,7 +1082,9 @@ static void ask_void(struct warden_server *srv, struct run *x, const char *why)
 
 static void run_cancel(struct warden_server *srv, struct run *x)
 {
-	if (x->cancelled || x->pid <= 0)
+	/* A job that has answered has done what it does: its answer
+	 * stands, and it ends on its own. */
+	if (x->cancelled || x->pid <= 0 || (x->job && x->result != NULL))
 		return;
 	x->cancelled = 1;
 	ask_void(srv, x, srv->in_eof ? "the client went away" : "the run was cancelled");
@@ -1245,11 +1285,17 @@ static void run_finish(struct warden_server *srv, struct run *x, int recycle)
 		/* A job is a call, not a run: its words say so. */
 		const char *what = x->job ? "this call" : "run";
 
-		if (x->cancelled && x->job)
+		if (x->cancelled && x->job && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+			/* A job answers a cancel itself; this one did not
+			 * within the time it had, and was killed: whatever it
+			 * wrote before stands. */
 			warden_error_set(&o.err, WARDEN_EREFUSED,
-			                 srv->in_eof && !srv->stop
-			                 ? "this call was cancelled before it finished: the client's input ended while it waited for the client's approval"
-			                 : "this call was cancelled before it finished");
+			                 "this call was cancelled and had not answered %d s later, so it was stopped; a change it had made by then stands (session.show shows the session's log)",
+			                 WARDEN_SERVER_KILL_MS / 1000);
+		else if (x->cancelled && x->job)
+			warden_error_set(&o.err, WARDEN_EREFUSED,
+			                 "this call was cancelled, and its worker ended (%s) before it answered; a change it had made by then stands (session.show shows the session's log)",
+			                 WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) : "without a signal");
 		else if (x->cancelled)
 			warden_error_set(&o.err, WARDEN_EREFUSED,
 			                 srv->in_eof && !srv->stop

@@ -67,6 +67,7 @@
 #ifndef WARDEN_SERVER_H
 #define WARDEN_SERVER_H
 
+#include <signal.h>
 #include <stddef.h>
 
 #include "error.h"
@@ -215,12 +216,19 @@ int warden_server_run(struct warden_server *srv, struct json_t *key,
                       const struct warden_server_run_ops *ops, void *arg,
                       struct warden_error *err);
 /*
- * A job: fn(fn_arg) in a worker exactly like a run's (stdin /dev/null,
- * stdout and stderr to ops->output, ops->notice unused, the client
- * answerer asking through ops->ask, cancel), for work that may ask for
- * an approval or print (serve runs the CLI's own commands so).  fn's
- * return value is the status done() reports (out->r 0, out->report
- * NULL); stdio is flushed after it.  0, or a negative status with err.
+ * A job: fn(fn_arg) in a worker like a run's (stdin /dev/null, stdout
+ * and stderr to ops->output, ops->notice unused, the client answerer
+ * asking through ops->ask), for an operation that may ask for an
+ * approval or write to a session.  fn's return value is the status done()
+ * reports (out->r 0, out->report NULL); stdio is flushed after it.  0, or
+ * a negative status with err.
+ *
+ * A job is cancelled without being cut short where it writes: its SIGTERM
+ * only raises the flag of warden_server_job_cancel() (an approval it
+ * waits for from the client is void at once), so the job answers what it
+ * did, and a job that has answered is not cancelled at all.  Only a job
+ * still there WARDEN_SERVER_KILL_MS after a cancel is killed; it dies with
+ * the server.
  */
 int warden_server_job(struct warden_server *srv, struct json_t *key,
                       int (*fn)(void *fn_arg), void *fn_arg,
@@ -229,6 +237,9 @@ int warden_server_job(struct warden_server *srv, struct json_t *key,
 /* In a job's fn (in its worker): the job's answer, a JSON value (taken
  * over), which done() gets as out->answer.  The last call wins. */
 void warden_server_job_answer(struct json_t *answer);
+/* In a job's worker: the flag a cancel raises (never NULL; 0 elsewhere).
+ * A job looks at it before it writes, and stops then if it is set. */
+const volatile sig_atomic_t *warden_server_job_cancel(void);
 /* Cancels the run (or job) of that key: 0, or -1 when there is none. */
 int warden_server_cancel(struct warden_server *srv, struct json_t *key);
 /* The number of runs going on. */

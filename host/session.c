@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -617,13 +618,35 @@ static int read_full(int fd, void *buf, size_t len, off_t off)
 	return 0;
 }
 
+/* Set by warden_session_cancel_on(): once raised, a wait for a lock
+ * that a signal interrupts ends (-ECANCELED). */
+static const volatile sig_atomic_t *cancel_flag;
+
+void warden_session_cancel_on(const volatile sig_atomic_t *flag)
+{
+	cancel_flag = flag;
+}
+
 static int lock_fd(int fd, int op)
 {
 	while (flock(fd, op) < 0) {
 		if (errno != EINTR)
 			return -errno;
+		if (op != LOCK_UN && cancel_flag != NULL && *cancel_flag)
+			return -ECANCELED;
 	}
 	return 0;
+}
+
+/* The error of a lock_fd() that failed with r. */
+static int lock_error(const struct warden_session *s, int r, int writing,
+                      struct warden_error *err)
+{
+	if (r == -ECANCELED)
+		return warden_error_set(err, WARDEN_EREFUSED, "%s",
+		                        writing ? "cancelled while it waited for the session's log: nothing was written"
+		                                : "cancelled while it waited to read the session's log: nothing was written");
+	return warden_error_errno(err, WARDEN_EIO, -r, "cannot lock %s", s->path);
 }
 
 static int damage(struct warden_error *err, const struct warden_session *s,
@@ -953,7 +976,7 @@ int warden_session_refresh(struct warden_session *s, struct warden_error *err)
 	int r;
 
 	if ((r = lock_fd(s->fd, LOCK_SH)) < 0)
-		return warden_error_errno(err, WARDEN_EIO, -r, "cannot lock %s", s->path);
+		return lock_error(s, r, 0, err);
 	r = fstat(s->fd, &st) < 0 ? warden_error_errno(err, WARDEN_EIO, errno, "cannot stat %s", s->path) : 0;
 	if (r == 0 && s->cwd == NULL)
 		r = head_check(s, st.st_size, err);
@@ -1308,7 +1331,7 @@ int warden_session_transaction(struct warden_session *s,
 		return warden_error_set(err, WARDEN_EINTERNAL,
 		                        "session %s: nested transaction", s->id);
 	if ((r = lock_fd(s->fd, LOCK_EX)) < 0)
-		return warden_error_errno(err, WARDEN_EIO, -r, "cannot lock %s", s->path);
+		return lock_error(s, r, 1, err);
 	r = tail_fresh(s, &good_end, err);
 	if (r == 0) {
 		now = s->knobs;
@@ -1711,7 +1734,7 @@ int warden_session_replay(struct warden_session *s, warden_session_event_fn fn,
 	int r = 0, cut, done = 0;
 
 	if ((r = lock_fd(s->fd, LOCK_SH)) < 0)
-		return warden_error_errno(err, WARDEN_EIO, -r, "cannot lock %s", s->path);
+		return lock_error(s, r, 0, err);
 	if (fstat(s->fd, &st) < 0) {
 		lock_fd(s->fd, LOCK_UN);
 		return warden_error_errno(err, WARDEN_EIO, errno, "cannot stat %s", s->path);

@@ -92,6 +92,7 @@
 #ifndef WARDEN_SESSION_H
 #define WARDEN_SESSION_H
 
+#include <signal.h>
 #include <stdint.h>
 
 #include <jansson.h>
@@ -223,6 +224,14 @@ int warden_session_revoke(struct warden_session *s, const char *id,
 /* Records a permission/preset selection; only preset select calls it. */
 int warden_session_set_preset(struct warden_session *s, const char *name,
                               int *changed, struct warden_error *err);
+
+/*
+ * From now on, in this process, a wait for a session log's lock that a
+ * signal interrupts ends once *flag is set: the call fails with
+ * WARDEN_EREFUSED ("cancelled ..."), having written nothing.  serve's
+ * workers pass the flag their cancel raises; NULL: waits go on.
+ */
+void warden_session_cancel_on(const volatile sig_atomic_t *flag);
 
 /*
  * Runs fn under the exclusive lock, with the knobs as the log has them at

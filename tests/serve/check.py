@@ -186,6 +186,16 @@ def methods(c):
     check(byname["bwrap"]["status"] == "loaded", "plugins: bwrap loaded")
     conf_ = c.call("confine", {"argv": ["true"], "mode": "read-only", "root": WS})
     check(isinstance(conf_, dict) and "true" in conf_.get("argv", []), "confine", conf_)
+    c.call("mode.set", {"mode": "read-only", "session": sid})
+    conf_ = c.call("confine", {"argv": ["true"], "session": sid})
+    check(conf_.get("session") == sid and conf_.get("mode") == "read-only"
+          and conf_.get("mode_source") == "session",
+          "confine with a session: the session's mode, as the CLI's --session gives", conf_)
+    c.call("mode.set", {"mode": "workspace-write", "session": sid})
+    expect_error(lambda: c.call("roots.list", {"session": ""}), -32602,
+                 "parameter 'session' is empty", "an empty session param: -32602, not no session")
+    expect_error(lambda: c.call("run", {"argv": ["true"], "session": ""}), -32602,
+                 "parameter 'session' is empty", "run with an empty session param: -32602, nothing runs")
     expect_error(lambda: c.call("no.such.method"), -32601, "Method not found",
                  "an unknown method: -32601")
     expect_error(lambda: c.call("mode.set", {"mode": 3, "session": sid}), -32602,
@@ -784,6 +794,160 @@ def grants(c):
     c.on_ask = None
 
 
+# ------------------------------------------------------- cancel, config
+
+def log_lines(sid):
+    with open(os.path.join(T, "state", sid + ".jsonl"), "rb") as f:
+        return f.read().count(b"\n")
+
+
+def cancel_races(c):
+    """A write and its cancel sent close together, at delays that land the
+    cancel before, during and after the write: the answer always says what
+    the log shows (an error only when nothing was written; a change
+    answered only when it was written), also for a preset that opens the
+    session wide."""
+    import random
+    sid = c.call("session.new", {"cwd": WS})["session"]
+    seen = {"written": 0, "stopped": 0}
+    bad = []
+    for i in range(80):
+        if i % 2 == 0:
+            method, params = "mode.set", {"mode": ["read-only", "workspace-write"][i // 2 % 2]}
+        else:
+            method, params = "preset.select", {"name": ["danger-full-access", "workspace-write"][i // 2 % 2]}
+        params["session"] = sid
+        before = log_lines(sid)
+        rid = "race-%d" % i
+        rid_, q = c.start(method, params, id=rid)
+        time.sleep(random.uniform(0, 0.004))
+        cid, cq = c.start("cancel", {"id": rid})
+        try:
+            r, e = c.wait(rid, q), None
+        except RpcError as err:
+            r, e = None, err
+        try:
+            c.wait(cid, cq)
+        except RpcError:
+            pass    # the call had ended: nothing to cancel
+        grew = log_lines(sid) > before
+        if e is not None:
+            seen["stopped"] += 1
+            if grew or e.code != 77 or "nothing was written" not in e.message:
+                bad.append((method, "error", e.code, e.message, "log grew" if grew else ""))
+        else:
+            seen["written"] += r["changed"] is True
+            if r["changed"] is True and not grew:
+                bad.append((method, "answered changed, nothing in the log", r))
+            if r["changed"] is False and grew:
+                bad.append((method, "answered unchanged, the log grew", r))
+    check(not bad, "write and cancel raced 80 times: every answer says what the log shows "
+          "(%d written, %d stopped before writing)" % (seen["written"], seen["stopped"]), bad[:3])
+    st = c.call("session.state", {"session": sid})
+    cur = c.call("preset.current", {"session": sid})
+    check(st["mode"]["value"] == cur["sandbox"], "after the races, session.state and "
+          "preset.current agree with each other", (st["mode"], cur))
+
+
+def one_config(c):
+    """A server's calls all use the config it started with: the file edited
+    behind its back changes neither session.state nor a run, and
+    config.check (whose job it is) reads the file again."""
+    path = os.path.join(T, "edited-" + MODE + ".ini")
+    with open(conf("ww")) as f:
+        text = f.read()
+    with open(path, "w") as f:
+        f.write(text)
+    errf = open(os.path.join(T, "edited.err"), "ab")
+    s = Client.stdio([WARDEN, "--config", path, "serve"], stderr=errf)
+    try:
+        sid = s.call("session.new", {"cwd": WS})["session"]
+        with open(path, "w") as f:
+            f.write(text.replace("default_mode = workspace-write", "default_mode = read-only"))
+        st = s.call("session.state", {"session": sid})
+        probe = os.path.join(WS, "one-config-" + MODE)
+        r, out, err = s.run({"argv": ["touch", probe], "session": sid})
+        check(st["mode"]["value"] == "workspace-write" and r.get("mode") == "workspace-write"
+              and os.path.exists(probe),
+              "the config edited under serve: session.state and a run both keep the one it started with",
+              (st["mode"], r.get("mode")))
+        cur = s.call("preset.current", {"session": sid})
+        check(cur["sandbox"] == "workspace-write", "preset.current too", cur)
+        chk = s.call("config.check")
+        check(chk.get("ok") is True and chk.get("config") == path,
+              "config.check reads the file again", chk)
+        if os.path.exists(probe):
+            os.unlink(probe)
+    finally:
+        s.close()
+        errf.close()
+
+
+def show_pages(c):
+    """session.show of a log larger than one answer holds: pages of at most
+    2 MiB of events, next_after to the next one, null at the end; together
+    exactly the events the CLI shows."""
+    sid = c.call("session.new", {"cwd": WS})["session"]
+    c.on_ask = lambda p: {"result": {"decision": "rejected"}}
+    for i in range(40):
+        c.call("approve", {"tool": "bash", "subject": ("%02d" % i) + "x" * 60000, "session": sid})
+    c.on_ask = None
+    pages, after = [], 0
+    while after is not None and len(pages) < 20:
+        pg = c.call("session.show", {"session": sid, "after": after})
+        pages.append(pg)
+        after = pg["next_after"]
+    got = [e for pg in pages for e in pg["events"]]
+    out = subprocess.run([WARDEN, "--config", conf("ww"), "session", "show", sid, "--json"],
+                         capture_output=True, check=True).stdout
+    want = json.loads(out)["events"]
+    sizes = [len(json.dumps(pg["events"])) for pg in pages]
+    check(len(pages) >= 2 and got == want and max(sizes) <= 2 * 1024 * 1024 + 65536,
+          "session.show of a %d-byte log: %d pages, next_after, the CLI's events exactly"
+          % (len(out), len(pages)), (len(pages), sizes, len(got), len(want)))
+    expect_error(lambda: c.call("session.show", {"session": sid, "after": -1}), -32602,
+                 "'after' must be an integer", "session.show with a negative after: -32602")
+    last = want[-1]["seq"]
+    check(c.call("session.show", {"session": sid, "after": last}) ==
+          {"session": sid, "events": [], "next_after": None},
+          "session.show after the last event: none, next_after null")
+
+
+def write_order(c):
+    """Writes sent one after the other without waiting are made in that
+    order (a pipelined widen-then-narrow ends narrow, every time); a
+    queued write cancelled before its turn is never made."""
+    sid = c.call("session.new", {"cwd": WS})["session"]
+    wrong = []
+    for i in range(25):
+        a = c.start("mode.set", {"mode": "danger-full-access", "session": sid})
+        b = c.start("preset.select", {"name": "danger-full-access", "session": sid})
+        d = c.start("mode.set", {"mode": "read-only", "session": sid})
+        for id_, q in (a, b, d):
+            c.wait(id_, q)
+        mode = c.call("session.state", {"session": sid})["mode"]["value"]
+        if mode != "read-only":
+            wrong.append((i, mode))
+    check(not wrong, "25 times widen, widen, narrow sent at once: the session ends read-only", wrong)
+    modes = [e["mode"] for e in log_events(sid, "sandbox/mode")]
+    check(modes == ["danger-full-access", "read-only"] * 25,
+          "the log holds the writes in the order they were sent", modes[:6])
+    # A write queued behind another, cancelled before its turn.
+    before = log_lines(sid)
+    a = c.start("mode.set", {"mode": "workspace-write", "session": sid})
+    b = c.start("mode.set", {"mode": "danger-full-access", "session": sid})
+    said = c.call("cancel", {"id": b[0]})
+    try:
+        c.wait(b[0], b[1])
+        fail("a queued write cancelled: no error")
+    except RpcError as e:
+        check(e.code == 77 and "nothing was written" in e.message and said == {"cancelled": True},
+              "a queued write cancelled before its turn: 77, nothing written", e.message)
+    c.wait(a[0], a[1])
+    check(c.call("session.state", {"session": sid})["mode"]["value"] == "workspace-write"
+          and log_lines(sid) == before + 1, "only the write before it was made")
+
+
 def main():
     if MODE == "socket":
         socket_dirs()
@@ -796,6 +960,11 @@ def main():
         roots(c, sid)
         approvals(c, sid)
         grants(c)
+        cancel_races(c)
+        write_order(c)
+        if MODE == "stdio":
+            one_config(c)
+            show_pages(c)
         if MODE == "socket":
             socket_only(c, sid)
         check(not c.unknown, "nothing unexpected came", c.unknown[:3])

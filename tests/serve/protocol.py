@@ -17,6 +17,7 @@ Usage: protocol.py MANPAGE WARDEN DIR CONFIG MISSING_CONFIG
   DIR is a scratch directory; CONFIG a config with a working backend and
   the client answerer; MISSING_CONFIG one whose only backend is missing.
 """
+import fcntl
 import json
 import os
 import re
@@ -360,7 +361,9 @@ try:
         expect_code(srv.call("session.show", {"session": broken}), 65,
                     "serve: a damaged session log")
 
-    # Cancelled while it waits for the client's approval: 77.
+    # approve cancelled while it waits for the client's approval: its
+    # outcome, cancelled (approve answers whatever the outcome); a run
+    # cancelled so: 77, before its command started.
     asks = []
     id = srv.send("approve", {"tool": "bash", "subject": "true", "session": session})
     while not asks:
@@ -382,9 +385,81 @@ try:
                 got[m["id"]] = m
                 if "error" in m:
                     srv.seen.setdefault(m["error"]["code"], "approve, cancelled")
-        expect_code(got.get(id, {}), 77, "serve: approve cancelled while it waits")
+        if got.get(id, {}).get("result", {}).get("outcome") == "cancelled":
+            ok("serve: approve cancelled while it waits: its outcome, cancelled")
+        else:
+            fail("serve: approve cancelled while it waits: %s" % json.dumps(got.get(id)))
         if got.get(cid, {}).get("result") != {"cancelled": True}:
             fail("serve: cancel answered %s" % json.dumps(got.get(cid)))
+    asks = []
+    id = srv.send("run", {"argv": ["true"], "escalate": "danger-full-access",
+                          "justification": "to be cancelled", "session": session})
+    while not asks:
+        m = srv.read()
+        if m is None:
+            break
+        if m.get("method") == "approval.ask":
+            asks.append(m)
+    if not asks:
+        fail("serve: a run's escalation asked the client nothing")
+    else:
+        cid = srv.send("cancel", {"id": id})
+        got = {}
+        while id not in got or cid not in got:
+            m = srv.read()
+            if m is None:
+                break
+            if "id" in m and "method" not in m:
+                got[m["id"]] = m
+                if "error" in m:
+                    srv.seen.setdefault(m["error"]["code"], "run, cancelled while it waits")
+        r = got.get(id, {}).get("result", {})
+        if r.get("cancelled") is True and r.get("started") is False:
+            ok("serve: a run cancelled while its escalation waits: cancelled, never started")
+        else:
+            fail("serve: a run cancelled while its escalation waits: %s" % json.dumps(got.get(id))[:300])
+
+    # A write cancelled while it waits for the session's log (held here):
+    # 77, and nothing written once the lock is free.
+    held = srv.call("session.new", {"cwd": os.path.join(DIR, "ws")})["result"]["session"]
+    logs = [os.path.join(r_, f) for r_, _, fs in os.walk(DIR) for f in fs if f == held + ".jsonl"]
+    with open(logs[0], "rb") as lf:
+        before = lf.read()
+        fcntl.flock(lf, fcntl.LOCK_EX)
+        ino = os.fstat(lf.fileno()).st_ino
+
+        def waiting():
+            # /proc/locks: a waiter's line has "->"; its field DEV:INODE.
+            with open("/proc/locks") as f:
+                return any("->" in line.split()[:2] and
+                           any(w.count(":") == 2 and w.endswith(":%d" % ino) for w in line.split())
+                           for line in f)
+        id = srv.send("mode.set", {"mode": "read-only", "session": held})
+        t0 = time.time()
+        while not waiting() and time.time() - t0 < 20:
+            time.sleep(0.01)
+        if not waiting():
+            fail("serve: mode.set never waited for the held lock")
+        cid = srv.send("cancel", {"id": id})
+        got = {}
+        while id not in got or cid not in got:
+            m = srv.read()
+            if m is None:
+                break
+            if "id" in m and "method" not in m:
+                got[m["id"]] = m
+                if "error" in m:
+                    srv.seen.setdefault(m["error"]["code"], "mode.set, cancelled while it waits for the log")
+        fcntl.flock(lf, fcntl.LOCK_UN)
+    expect_code(got.get(id, {}), 77, "serve: a write cancelled while it waits for the session's log")
+    if "nothing was written" not in json.dumps(got.get(id, {})):
+        fail("serve: the cancelled write says nothing was written: %s" % json.dumps(got.get(id)))
+    srv.call("session.state", {"session": held})
+    with open(logs[0], "rb") as lf:
+        if lf.read() == before:
+            ok("serve: the cancelled write wrote nothing, the lock once free")
+        else:
+            fail("serve: the cancelled write reached the log")
 
     # A run whose output comes as notifications.
     before = len(srv.notes)
@@ -447,14 +522,10 @@ try:
     finally:
         resource.prlimit(srv.proc.pid, resource.RLIMIT_NOFILE, limit)
 
-    # A state directory that is not one: 74.  A bad config: 78.  The
-    # server reads its config again for every call.
+    # A bad config: 78 (config.check reads the file again; every other
+    # call uses the config the server started with).
     with open(CONFIG) as f:
         good = f.read()
-    with open(live, "w") as f:
-        f.write(re.sub(r"(?m)^state_dir = .*$", "state_dir = " + live, good))
-    expect_code(srv.call("session.new", {"cwd": os.path.join(DIR, "ws")}), 74,
-                "serve: a state directory that is a file")
     with open(live, "w") as f:
         f.write("[warden]\nno_such_key = 1\n")
     expect_code(srv.call("config.check"), 78, "serve: a bad config")
@@ -462,6 +533,21 @@ try:
         f.write(good)
 finally:
     srv.close()
+
+# A state directory that is not one: 74.
+notdir = os.path.join(DIR, "statedir-is-a-file.ini")
+with open(CONFIG) as f:
+    good = f.read()
+with open(notdir, "w") as f:
+    f.write(re.sub(r"(?m)^state_dir = .*$", "state_dir = " + notdir, good))
+srv3 = Server([WARDEN, "--config", notdir, "serve"], "serve")
+try:
+    m = srv3.call("session.new", {"cwd": os.path.join(DIR, "ws")})
+    expect_code(m, 74, "serve: a state directory that is a file")
+    for c_, what in srv3.seen.items():
+        srv.seen.setdefault(c_, what)
+finally:
+    srv3.close()
 
 # No backend: 69.
 srv2 = Server([WARDEN, "--config", MISSING, "serve"], "serve")
