@@ -545,7 +545,7 @@ json_t *warden_op_preset_select(struct warden_op *op, const char *name)
 	end(op, cfg, s);
 	if (r < 0) {
 		answer_drop(&ans);
-		return fail(op, NULL);
+		return fail(op, r == -WARDEN_EUSAGE ? "name" : NULL);
 	}
 	return answer_give(&ans, changed);
 }

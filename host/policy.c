@@ -65,6 +65,11 @@ int warden_path_normalise(const char *path, char out[PATH_MAX],
 	return 0;
 }
 
+int warden_path_in_proc(const char *p)
+{
+	return strcmp(p, "/proc") == 0 || strncmp(p, "/proc/", 6) == 0;
+}
+
 int warden_root_resolve(const char *path, const char *what,
                         char out[PATH_MAX], struct warden_error *err)
 {
@@ -80,6 +85,10 @@ int warden_root_resolve(const char *path, const char *what,
 		                          what, path);
 	if (warden_path_normalise(real, out, NULL) < 0)
 		return warden_error_set(err, WARDEN_EDATA, "%s %s is too long", what, path);
+	if (warden_path_in_proc(out))
+		return warden_error_set(err, WARDEN_EDATA,
+		                        "%s %s is in /proc, whose entries belong to processes that come and go (name a directory of a file system)",
+		                        what, out);
 	if (stat(out, &st) < 0)
 		return warden_error_errno(err, WARDEN_EDATA, errno, "%s %s", what, out);
 	if (!S_ISDIR(st.st_mode))

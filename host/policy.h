@@ -104,6 +104,11 @@ int warden_root_resolve(const char *path, const char *what,
  */
 int warden_root_open(const char *root, int *fd, struct warden_error *err);
 
+/* 1 when the resolved, normalised path p is /proc or below: entries of
+ * processes that come and go (/proc/self names a different one for each
+ * process), never a directory to work or write in. */
+int warden_path_in_proc(const char *p);
+
 /* Lexical normalisation of an absolute path, in place semantics into out
  * (which may be path).  Returns -WARDEN_EDATA for a relative path. */
 int warden_path_normalise(const char *path, char out[PATH_MAX],

@@ -146,11 +146,11 @@ int warden_preset_select(const struct warden_config *cfg,
 		*changed = 0;
 	if (name != NULL && strcmp(name, WARDEN_PRESET_CUSTOM) == 0)
 		return warden_error_set(err, WARDEN_EUSAGE,
-		                        "\"custom\" is derived from the knobs and cannot be selected (set them with warden mode set / warden policy set / warden network set)");
+		                        "\"custom\" is derived from the knobs and cannot be selected (set the knobs themselves: mode set, policy set, network set)");
 	c.p = warden_preset_find(cfg, name);
 	if (c.p == NULL)
 		return warden_error_set(err, WARDEN_EUSAGE,
-		                        "unknown preset (warden preset list shows the presets)");
+		                        "unknown preset (the preset list shows them)");
 	r = warden_session_transaction(s, select_txn, &c, err);
 	if (r == 0 && changed != NULL)
 		*changed = c.changed;

@@ -112,7 +112,7 @@ int warden_program_dir(struct warden_program *p, const char *requested,
                        struct warden_error *err)
 {
 	char here[PATH_MAX];
-	const char *what = "--cwd";
+	const char *what = "the directory asked for (cwd)";
 	int fd;
 
 	if (requested != NULL) {

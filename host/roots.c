@@ -486,6 +486,13 @@ static int change_txn(struct warden_session *s, const struct warden_knobs *now,
 
 	n = listed(c->cfg, now, have);
 	if (c->add) {
+		/* One the session lists already: nothing to write. */
+		warden_roots_dir_resolve(c->dir, c->resolved);
+		for (i = 0; i < n; i++)
+			if (strcmp(have[i], c->resolved) == 0) {
+				c->changed = 0;
+				return 0;
+			}
 		if ((r = warden_roots_resolve(c->cfg, now, c->root, &cur, err)) < 0)
 			return r;
 		r = warden_roots_check_new(c->dir, c->root, &cur, c->resolved, err);
@@ -494,7 +501,7 @@ static int change_txn(struct warden_session *s, const struct warden_knobs *now,
 			return r;
 		if (n >= WARDEN_ROOTS_MAX)
 			return warden_error_set(err, WARDEN_EUSAGE,
-			                        "roots add: the session has %d writable roots already, the most it may (remove one first with warden roots remove DIR)",
+			                        "the session has %d writable roots already, the most it may (remove one first: roots remove DIR)",
 			                        WARDEN_ROOTS_MAX);
 		for (i = 0; i < n; i++)
 			next[m++] = have[i];
@@ -509,7 +516,7 @@ static int change_txn(struct warden_session *s, const struct warden_knobs *now,
 		}
 		if (found == WARDEN_ROOTS_MAX)
 			return warden_error_set(err, WARDEN_EUSAGE,
-			                        "roots remove: %s is not a writable root of this session (see warden roots list; a worktree's git directory goes with its worktree)",
+			                        "%s is not a writable root of this session (the roots list shows them; a worktree's git directory goes with its worktree)",
 			                        c->resolved);
 	}
 	return warden_session_set_roots(s, next, m, &c->changed, err);

@@ -653,7 +653,7 @@ static int damage(struct warden_error *err, const struct warden_session *s,
                   const char *where, const char *why)
 {
 	return warden_error_set(err, WARDEN_EDATA,
-	                        "session %s: damaged log %s: %s (the session cannot be used; start a new one with warden session new)",
+	                        "session %s: damaged log %s: %s (the session cannot be used; start a new one with session new)",
 	                        s->id, where, why);
 }
 
@@ -1025,7 +1025,7 @@ static int open_log(struct warden_session *s, int dirfd, const char *id,
 		e = errno;
 		if (e == ENOENT)
 			return warden_error_set(err, WARDEN_EUSAGE,
-			                        "no session %s (start one with warden session new)", id);
+			                        "no session %s (start one with session new)", id);
 		if (e == ELOOP)
 			return warden_error_set(err, WARDEN_EREFUSED,
 			                        "session log %s is a symbolic link (refused)", s->path);
@@ -1055,7 +1055,7 @@ int warden_session_open(const struct warden_config *cfg, const char *id,
 	dirfd = state_dir_open(cfg, 0, err);
 	if (dirfd == -ENOENT)
 		return warden_error_set(err, WARDEN_EUSAGE,
-		                        "no session %s (start one with warden session new)", id);
+		                        "no session %s (start one with session new)", id);
 	if (dirfd < 0)
 		return dirfd;
 	s = session_new(cfg, id);
@@ -1397,7 +1397,7 @@ static int grant_txn(struct warden_session *s, const struct warden_knobs *now,
 		                        "session %s: the grant id is already in force", s->id);
 	if (now->n_grants >= WARDEN_GRANTS_MAX)
 		return warden_error_set(err, WARDEN_EREFUSED,
-		                        "session %s: %d grants are in force (revoke one: warden grant revoke ID)",
+		                        "session %s: %d grants are in force (revoke one first: grant revoke ID)",
 		                        s->id, WARDEN_GRANTS_MAX);
 	return queue_event(s, WARDEN_EVENT_APPROVAL_GRANT, fields, err);
 }
@@ -1418,7 +1418,7 @@ static int revoke_txn(struct warden_session *s, const struct warden_knobs *now,
 
 	if (grant_find(now, ud) < 0)
 		return warden_error_set(err, WARDEN_EUSAGE,
-		                        "session %s: no grant %s is in force (warden grant list shows them)",
+		                        "session %s: no grant %s is in force (the grant list shows them)",
 		                        s->id, (const char *)ud);
 	fields = json_pack("{s:s}", "grant", (const char *)ud);
 	if (fields == NULL)
@@ -1433,7 +1433,7 @@ int warden_session_revoke(struct warden_session *s, const char *id,
 {
 	if (!warden_grant_id_ok(id))
 		return warden_error_set(err, WARDEN_EUSAGE,
-		                        "not a grant id (grant- and 16 hex digits, as warden grant list shows)");
+		                        "not a grant id (grant- and 16 hex digits, as the grant list shows)");
 	if (s->in_txn)
 		return revoke_txn(s, &s->knobs, (void *)id, err);
 	return warden_session_transaction(s, revoke_txn, (void *)id, err);
@@ -1526,7 +1526,7 @@ int warden_session_set_roots(struct warden_session *s, const char *const *roots,
 
 	if (n > WARDEN_ROOTS_MAX)
 		return warden_error_set(err, WARDEN_EUSAGE,
-		                        "more than %d writable roots (remove one first with warden roots remove DIR)",
+		                        "more than %d writable roots (remove one first: roots remove DIR)",
 		                        WARDEN_ROOTS_MAX);
 	a = json_array();
 	for (i = 0; a != NULL && i < n; i++)
@@ -1629,6 +1629,10 @@ int warden_session_create(const struct warden_config *cfg, const char *cwd,
 	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
 		return warden_error_set(err, WARDEN_EUSAGE,
 		                        "the session's cwd %s is not a directory", dir);
+	if (warden_path_in_proc(dir))
+		return warden_error_set(err, WARDEN_EUSAGE,
+		                        "the session's cwd %s is in /proc, whose entries belong to processes that come and go (start the session in a directory of a file system)",
+		                        dir);
 	dirfd = state_dir_open(cfg, 1, err);
 	if (dirfd < 0)
 		return dirfd;

@@ -204,6 +204,12 @@ esac
 W --session "$id" run --json -c "echo t >'$BASE/third/t'"
 [ "$(cat "$BASE/third/t" 2>/dev/null)" = t ] && ok "the added root is writable in the next run" ||
 	fail "third/t: $(cat "$T/err")"
+before=$(wc -l <"$BASE/state/$id.jsonl")
+W --session "$id" roots add "$BASE/third/."
+after=$(wc -l <"$BASE/state/$id.jsonl")
+[ "$rc" = 0 ] && [ "$before" = "$after" ] && grep -q "already recorded; nothing written" "$T/out" &&
+	ok "roots add of a root the session has: nothing written, and it says so" ||
+	fail "roots add again: exit $rc, lines $before -> $after, $(cat "$T/out" "$T/err")"
 W --session "$id" roots remove "$BASE/third"
 W --session "$id" run --json -c "echo u >'$BASE/third/u'"
 expect "after roots remove, a write there is denied" 1 class=denied denied_path="$BASE/third/u"
@@ -212,7 +218,7 @@ case $(field denial) in
 *"warden roots add DIR"*) ok "the denial names warden roots add" ;;
 *) fail "denial: $(field denial)" ;;
 esac
-for bad in / "$BASE/ws" "$BASE/ws/sub" "$BASE" "$BASE/second/sub" "$BASE/nonexistent"; do
+for bad in / "$BASE/ws" "$BASE/ws/sub" "$BASE" "$BASE/second/sub" "$BASE/nonexistent" /proc/self /proc; do
 	mkdir -p "$BASE/ws/sub"
 	before=$(wc -l <"$BASE/state/$id.jsonl")
 	W --session "$id" roots add "$bad"
@@ -221,6 +227,13 @@ for bad in / "$BASE/ws" "$BASE/ws/sub" "$BASE" "$BASE/second/sub" "$BASE/nonexis
 		ok "roots add $bad refused, nothing logged: $(head -c 120 "$T/err")" ||
 		fail "roots add $bad: exit $rc, lines $before -> $after"
 done
+case $(W --session "$id" roots add /proc/self; cat "$T/err") in
+*"is in /proc"*) ok "roots add /proc/self: refused as a process's entry" ;;
+*) fail "roots add /proc/self: $(cat "$T/err")" ;;
+esac
+W session new --cwd /proc/self
+[ "$rc" = 64 ] && grep -q "is in /proc" "$T/err" && [ ! -s "$T/out" ] &&
+	ok "session new in /proc/self: refused, no session" || fail "session new in /proc: exit $rc, $(cat "$T/out" "$T/err")"
 # A root moved behind a symlink: refused, not followed.
 W --session "$id" roots add "$BASE/third"
 mv "$BASE/third" "$BASE/third.real" && ln -s "$BASE/outside" "$BASE/third"
