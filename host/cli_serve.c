@@ -69,7 +69,11 @@ struct serve {
 	 * and those waiting for it. */
 	struct opcall *writing;
 	struct opcall *queue, **queue_end;
+	size_t queued;
 };
+
+/* The most writes one connection may have waiting. */
+#define WRITES_QUEUED_MAX 256
 
 static void usage(FILE *f)
 {
@@ -373,6 +377,7 @@ static void opcall_withdraw(struct warden_server *srv, void *arg,
 }
 
 static void launch(struct warden_server *srv, struct opcall *c);
+static struct opcall *next_write(struct serve *sv);
 
 static void opcall_done(struct warden_server *srv, void *arg,
                         const struct warden_server_outcome *o)
@@ -405,13 +410,7 @@ static void opcall_done(struct warden_server *srv, void *arg,
 	if (sv->writing == c) {
 		/* The next write of the connection, now. */
 		sv->writing = NULL;
-		if ((c = sv->queue) != NULL) {
-			sv->queue = c->next;
-			if (sv->queue == NULL)
-				sv->queue_end = &sv->queue;
-			c->next = NULL;
-			launch(srv, c);
-		}
+		launch(srv, next_write(sv));
 	}
 	opcall_free(arg);
 }
@@ -420,35 +419,45 @@ static const struct warden_server_run_ops opcall_ops = {
 	NULL, NULL, opcall_ask, opcall_done, NULL, opcall_withdraw, NULL,
 };
 
-/* Starts c in a worker (c is answered and freed when it cannot start). */
+/* The connection's next write, off its queue (NULL: none). */
+static struct opcall *next_write(struct serve *sv)
+{
+	struct opcall *c = sv->queue;
+
+	if (c != NULL) {
+		sv->queue = c->next;
+		if (sv->queue == NULL)
+			sv->queue_end = &sv->queue;
+		c->next = NULL;
+		sv->queued--;
+	}
+	return c;
+}
+
+/* Starts c in a worker; one that cannot start is answered and freed, and
+ * when it was a write, the next write is started in its place. */
 static void launch(struct warden_server *srv, struct opcall *c)
 {
 	struct warden_error err = { 0, "" };
 	char msg[WARDEN_ERROR_MAX + 64];
+	struct opcall *next;
 
-	if (warden_server_job(srv, c->id, opcall_job, c, &opcall_ops, c, &err) == 0) {
-		if (c->write)
-			c->sv->writing = c;
-		return;
-	}
-	/* A request the server cannot take (its id is in use) is the
-	 * client's; anything else (no descriptors, no fork) is the
-	 * system's, and says so. */
-	snprintf(msg, sizeof(msg), "%s: %s", c->method, err.msg);
-	warden_server_error(srv, c->id, err.code == WARDEN_EUSAGE
-	                    ? WARDEN_RPC_INVALID_REQUEST : err.code, msg, NULL);
-	if (c->write && c->sv->writing == NULL && c->sv->queue != NULL) {
-		struct opcall *next = c->sv->queue;
-
-		c->sv->queue = next->next;
-		if (c->sv->queue == NULL)
-			c->sv->queue_end = &c->sv->queue;
-		next->next = NULL;
+	for (; c != NULL; c = next) {
+		warden_error_clear(&err);
+		if (warden_server_job(srv, c->id, opcall_job, c, &opcall_ops, c, &err) == 0) {
+			if (c->write)
+				c->sv->writing = c;
+			return;
+		}
+		/* A request the server cannot take (its id is in use) is
+		 * the client's; anything else (no descriptors, no fork) is
+		 * the system's, and says so. */
+		snprintf(msg, sizeof(msg), "%s: %s", c->method, err.msg);
+		warden_server_error(srv, c->id, err.code == WARDEN_EUSAGE
+		                    ? WARDEN_RPC_INVALID_REQUEST : err.code, msg, NULL);
+		next = c->write && c->sv->writing == NULL ? next_write(c->sv) : NULL;
 		opcall_free(c);
-		launch(srv, next);
-		return;
 	}
-	opcall_free(c);
 }
 
 /* Starts fn(op, params) for the call id of method on session (or none);
@@ -479,10 +488,29 @@ static void start_call(struct serve *sv, struct warden_server *srv, json_t *id,
 	c->op.cfg = sv->cfg;
 	c->op.session_id = c->session;
 	if (write && sv->writing != NULL) {
-		if (sv->queue_end == NULL)
-			sv->queue_end = &sv->queue;
+		struct opcall *q;
+		const char *why = NULL;
+
+		/* Refused now, as a call that starts at once would be: an id
+		 * in use, or more writes waiting than a client needs. */
+		if (warden_server_busy(srv, id))
+			why = "a call with that id is still going on";
+		for (q = sv->queue; why == NULL && q != NULL; q = q->next)
+			if (json_equal(q->id, id))
+				why = "a call with that id is still going on";
+		if (why == NULL && sv->queued >= WRITES_QUEUED_MAX)
+			why = "too many writes wait already on this connection (wait for their answers)";
+		if (why != NULL) {
+			char msg[256];
+
+			snprintf(msg, sizeof(msg), "%s: %s", method, why);
+			warden_server_error(srv, id, WARDEN_RPC_INVALID_REQUEST, msg, NULL);
+			opcall_free(c);
+			return;
+		}
 		*sv->queue_end = c;
 		sv->queue_end = &c->next;
+		sv->queued++;
 		return;
 	}
 	launch(srv, c);
@@ -515,6 +543,7 @@ static int unqueue(struct serve *sv, struct warden_server *srv, json_t *key)
 		*pp = c->next;
 		if (*pp == NULL)
 			sv->queue_end = pp;
+		sv->queued--;
 		snprintf(msg, sizeof(msg), "%s: cancelled: nothing was written", c->method);
 		warden_server_error(srv, c->id, WARDEN_EREFUSED, msg, NULL);
 		opcall_free(c);

@@ -878,6 +878,11 @@ static struct run *run_find(struct warden_server *srv, json_t *key)
 	return NULL;
 }
 
+int warden_server_busy(struct warden_server *srv, json_t *key)
+{
+	return run_find(srv, key) != NULL;
+}
+
 static int start_worker(struct warden_server *srv, json_t *key,
                         const struct warden_run_request *req,
                         int (*job)(void *), void *job_arg,

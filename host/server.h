@@ -240,6 +240,8 @@ void warden_server_job_answer(struct json_t *answer);
 /* In a job's worker: the flag a cancel raises (never NULL; 0 elsewhere).
  * A job looks at it before it writes, and stops then if it is set. */
 const volatile sig_atomic_t *warden_server_job_cancel(void);
+/* 1 when a run or job of that key goes on, else 0. */
+int warden_server_busy(struct warden_server *srv, struct json_t *key);
 /* Cancels the run (or job) of that key: 0, or -1 when there is none. */
 int warden_server_cancel(struct warden_server *srv, struct json_t *key);
 /* The number of runs going on. */

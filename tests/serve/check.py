@@ -946,6 +946,37 @@ def write_order(c):
     c.wait(a[0], a[1])
     check(c.call("session.state", {"session": sid})["mode"]["value"] == "workspace-write"
           and log_lines(sid) == before + 1, "only the write before it was made")
+    # With the session's log held here, the first write waits for it and
+    # the rest queue: one reusing a queued id, or past the most that may
+    # wait (256), is refused at once; the others are made, in order, once
+    # the log is free.
+    import fcntl
+    with open(os.path.join(T, "state", sid + ".jsonl"), "rb") as lf:
+        fcntl.flock(lf, fcntl.LOCK_EX)
+        first = c.start("policy.set", {"policy": "never", "session": sid}, id="held-0")
+        queued = [c.start("policy.set", {"policy": ["ask", "never"][i % 2], "session": sid},
+                          id="held-%d" % (i + 1)) for i in range(260)]
+        # The refusal of a second "held-7" comes on that id's queue, before
+        # the first "held-7" (queued behind the held log) can answer.
+        c.send({"jsonrpc": "2.0", "id": "held-7", "method": "mode.set",
+                "params": {"mode": "read-only", "session": sid}})
+        refused = []
+        for id_, q in queued[256:]:
+            try:
+                c.wait(id_, q)
+            except RpcError as e:
+                refused.append((e.code, "too many writes" in e.message))
+        m = queued[6][1].get(timeout=30)
+        dup_err = RpcError(m["error"]) if "error" in m else None
+        fcntl.flock(lf, fcntl.LOCK_UN)
+    made = [c.wait(id_, q) for id_, q in [first] + queued[:256]]
+    check(refused == [(-32600, True)] * 4, "past 256 waiting writes: refused at once, -32600", refused)
+    check(dup_err is not None and dup_err.code == -32600 and "still going on" in dup_err.message,
+          "a write reusing the id of a queued one: refused at once, -32600",
+          dup_err and dup_err.message)
+    pol = [e["policy"] for e in log_events(sid, "approval/policy")]
+    check(len(made) == 257 and pol[-257:] == ["never"] + [["ask", "never"][i % 2] for i in range(256)],
+          "the 257 writes that waited were made in order once the log was free", pol[-4:])
 
 
 def main():
