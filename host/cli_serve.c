@@ -325,6 +325,8 @@ static int session_param(struct serve *sv, struct warden_server *srv, json_t *id
  */
 typedef json_t *(*op_fn)(struct warden_op *op, json_t *params);
 
+static json_t *op_approve(struct warden_op *op, json_t *params);
+
 struct opcall {
 	json_t *id, *params;
 	const char *method;
@@ -352,7 +354,9 @@ static int opcall_job(void *arg)
 	warden_error_clear(&c->op.err);
 	c->op.field = NULL;
 	c->op.cancel = warden_server_job_cancel();
-	warden_session_cancel_on(c->op.cancel);
+	/* A cancel stops a wait for a session's log, but approve's: its
+	 * audit is written whatever the outcome. */
+	warden_session_cancel_on(c->fn != op_approve ? c->op.cancel : NULL);
 	v = c->fn(&c->op, c->params);
 	if (v != NULL)
 		warden_server_job_answer(json_pack("{s:o}", "result", v));
@@ -434,6 +438,17 @@ static struct opcall *next_write(struct serve *sv)
 	return c;
 }
 
+/* 1 when a write of that id waits on the connection's queue. */
+static int queued_id(const struct serve *sv, json_t *id)
+{
+	const struct opcall *q;
+
+	for (q = sv->queue; q != NULL; q = q->next)
+		if (json_equal(q->id, id))
+			return 1;
+	return 0;
+}
+
 /* Starts c in a worker; one that cannot start is answered and freed, and
  * when it was a write, the next write is started in its place. */
 static void launch(struct warden_server *srv, struct opcall *c)
@@ -488,16 +503,12 @@ static void start_call(struct serve *sv, struct warden_server *srv, json_t *id,
 	c->op.cfg = sv->cfg;
 	c->op.session_id = c->session;
 	if (write && sv->writing != NULL) {
-		struct opcall *q;
 		const char *why = NULL;
 
 		/* Refused now, as a call that starts at once would be: an id
 		 * in use, or more writes waiting than a client needs. */
-		if (warden_server_busy(srv, id))
+		if (warden_server_busy(srv, id) || queued_id(sv, id))
 			why = "a call with that id is still going on";
-		for (q = sv->queue; why == NULL && q != NULL; q = q->next)
-			if (json_equal(q->id, id))
-				why = "a call with that id is still going on";
 		if (why == NULL && sv->queued >= WRITES_QUEUED_MAX)
 			why = "too many writes wait already on this connection (wait for their answers)";
 		if (why != NULL) {
@@ -511,6 +522,14 @@ static void start_call(struct serve *sv, struct warden_server *srv, json_t *id,
 		*sv->queue_end = c;
 		sv->queue_end = &c->next;
 		sv->queued++;
+		return;
+	}
+	if (queued_id(sv, id)) {
+		char msg[256];
+
+		snprintf(msg, sizeof(msg), "%s: a call with that id is still going on", method);
+		warden_server_error(srv, id, WARDEN_RPC_INVALID_REQUEST, msg, NULL);
+		opcall_free(c);
 		return;
 	}
 	launch(srv, c);
@@ -773,7 +792,8 @@ static void session_view(struct warden_server *srv, json_t *id, json_t *params,
 	if (check_keys(srv, id, method, params, fn == op_session_show ? show_keys : state_keys) < 0 ||
 	    session_param(ud, srv, id, method, params, &session) < 0)
 		return;
-	if (after != NULL && (!json_is_integer(after) || json_integer_value(after) < 0)) {
+	if (after != NULL && !json_is_null(after) &&
+	    (!json_is_integer(after) || json_integer_value(after) < 0)) {
 		bad_params(srv, id, "%s: parameter 'after' must be an integer of 0 or more (the next_after of the page before)",
 		           method);
 		return;
@@ -1333,6 +1353,12 @@ static void m_run(struct warden_server *srv, json_t *id, json_t *params, void *u
 	x->id = json_incref(id);
 	x->half = (sv->cfg->output_limit > 0 ? sv->cfg->output_limit
 	                                     : WARDEN_OUTPUT_LIMIT_DEFAULT) / 2;
+	if (queued_id(sv, id)) {
+		warden_server_error(srv, id, WARDEN_RPC_INVALID_REQUEST,
+		                    "run: a call with that id is still going on", NULL);
+		running_free(x);
+		return;
+	}
 	if (warden_server_run(srv, id, &req, &run_ops, x, &err) < 0) {
 		warden_server_error(srv, id, err.code == WARDEN_EUSAGE
 		                    ? WARDEN_RPC_INVALID_REQUEST : err.code, err.msg, NULL);

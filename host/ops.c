@@ -391,7 +391,7 @@ json_t *warden_op_roots_change(struct warden_op *op, const char *dir, int add)
 	end(op, cfg, s);
 	if (r < 0) {
 		answer_drop(&ans);
-		return fail(op, r == -WARDEN_EUSAGE ? "dir" : NULL);
+		return fail(op, r == -WARDEN_EUSAGE || r == -WARDEN_EDATA ? "dir" : NULL);
 	}
 	if (strcmp(resolved, pre) != 0) {
 		answer_drop(&ans);

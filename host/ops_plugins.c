@@ -18,11 +18,14 @@
 #include "config.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -131,15 +134,29 @@ static void inspect_child(const struct warden_config *config,
 	warden_loader_unload(&lp);
 }
 
+/* How long a plugin's inspection may take (loading, opening, the backend's
+ * probes) before it is given up as not answering. */
+#define INSPECT_MS 30000
+
+static long long mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 static int inspect(const struct warden_config *config,
                    const struct warden_config_plugin *cfg,
+                   const volatile sig_atomic_t *cancel,
                    struct plugin_report *r, struct warden_error *err)
 {
 	char *p = (char *)r;
 	size_t got = 0;
 	ssize_t n;
-	int fds[2], status;
-	pid_t pid;
+	int fds[2], status, late = 0, cancelled = 0;
+	long long until;
+	pid_t pid, parent = getpid();
 
 	memset(r, 0, sizeof(*r));
 	if (cfg->kind == WARDEN_PLUGIN_ANSWERER &&
@@ -161,6 +178,20 @@ static int inspect(const struct warden_config *config,
 		return warden_error_errno(err, WARDEN_EOS, errno, "fork");
 	}
 	if (pid == 0) {
+		struct sigaction sa;
+		sigset_t all;
+
+		/* Ends with its parent, and by SIGTERM, whatever the parent
+		 * had made of it (serve's worker catches it). */
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = SIG_DFL;
+		sigaction(SIGTERM, &sa, NULL);
+		sigemptyset(&all);
+		sigaddset(&all, SIGTERM);
+		sigprocmask(SIG_UNBLOCK, &all, NULL);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(1);
 		close(fds[0]);
 		/* The plugin's stdout is not the listing's. */
 		if (freopen("/dev/null", "w", stdout) == NULL)
@@ -169,7 +200,22 @@ static int inspect(const struct warden_config *config,
 		_exit(0);
 	}
 	close(fds[1]);
+	until = mono_ms() + INSPECT_MS;
 	while (got < sizeof(*r)) {
+		struct pollfd pf = { fds[0], POLLIN, 0 };
+		long long left = until - mono_ms();
+
+		if (cancel != NULL && *cancel) {
+			cancelled = 1;
+			break;
+		}
+		if (left <= 0) {
+			late = 1;
+			break;
+		}
+		/* A cancel's signal ends the wait (EINTR), seen above. */
+		if (poll(&pf, 1, (int)(left < 1000 ? left : 1000)) <= 0)
+			continue;
 		n = read(fds[0], p + got, sizeof(*r) - got);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -178,9 +224,21 @@ static int inspect(const struct warden_config *config,
 		got += (size_t)n;
 	}
 	close(fds[0]);
+	if (late || cancelled)
+		kill(pid, SIGKILL);
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return warden_error_errno(err, WARDEN_EOS, errno, "waitpid");
+	if (cancelled)
+		return warden_error_set(err, WARDEN_EREFUSED, "cancelled while %s was inspected",
+		                        cfg->name);
+	if (late) {
+		memset(r, 0, sizeof(*r));
+		r->status = WARDEN_LOAD_FAILED;
+		snprintf(r->reason, sizeof(r->reason), "did not finish loading, opening and "
+		         "probing within %d s (stopped)", INSPECT_MS / 1000);
+		return 0;
+	}
 	if (got == sizeof(*r)) {
 		r->reason[sizeof(r->reason) - 1] = '\0';
 		r->path[sizeof(r->path) - 1] = '\0';
@@ -278,7 +336,7 @@ json_t *warden_op_plugins(struct warden_op *op)
 		const struct warden_config_plugin *p = i < cfg->n_backends
 			? &cfg->backends[i] : &cfg->answerers[i - cfg->n_backends];
 
-		if (inspect(cfg, p, &r, &op->err) < 0 ||
+		if (inspect(cfg, p, op->cancel, &r, &op->err) < 0 ||
 		    json_array_append_new(list, to_json(p, &r)) < 0) {
 			json_decref(root);
 			root = NULL;

@@ -629,13 +629,26 @@ void warden_session_cancel_on(const volatile sig_atomic_t *flag)
 
 static int lock_fd(int fd, int op)
 {
-	while (flock(fd, op) < 0) {
-		if (errno != EINTR)
-			return -errno;
-		if (op != LOCK_UN && cancel_flag != NULL && *cancel_flag)
-			return -ECANCELED;
+	struct timespec tick = { 0, 10 * 1000 * 1000 };
+
+	if (op == LOCK_UN || cancel_flag == NULL) {
+		while (flock(fd, op) < 0)
+			if (errno != EINTR)
+				return -errno;
+		return 0;
 	}
-	return 0;
+	/* A cancel may come at any moment, even before a blocking flock
+	 * would begin (its signal then spent): the lock is tried, and the
+	 * flag looked at, every 10 ms while another holds it. */
+	for (;;) {
+		if (*cancel_flag)
+			return -ECANCELED;
+		if (flock(fd, op | LOCK_NB) == 0)
+			return 0;
+		if (errno != EWOULDBLOCK && errno != EINTR)
+			return -errno;
+		nanosleep(&tick, NULL);
+	}
 }
 
 /* The error of a lock_fd() that failed with r. */

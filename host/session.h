@@ -226,10 +226,11 @@ int warden_session_set_preset(struct warden_session *s, const char *name,
                               int *changed, struct warden_error *err);
 
 /*
- * From now on, in this process, a wait for a session log's lock that a
- * signal interrupts ends once *flag is set: the call fails with
- * WARDEN_EREFUSED ("cancelled ..."), having written nothing.  serve's
- * workers pass the flag their cancel raises; NULL: waits go on.
+ * From now on, in this process, taking a session log's lock fails once
+ * *flag is set, also while it waits for another holder: the call fails
+ * with WARDEN_EREFUSED ("cancelled ...: nothing was written").  serve's
+ * workers pass the flag their cancel raises (not for approve, whose
+ * audit is written whatever the outcome); NULL: waits go on.
  */
 void warden_session_cancel_on(const volatile sig_atomic_t *flag);
 

@@ -905,6 +905,8 @@ def show_pages(c):
     check(len(pages) >= 2 and got == want and max(sizes) <= 2 * 1024 * 1024 + 65536,
           "session.show of a %d-byte log: %d pages, next_after, the CLI's events exactly"
           % (len(out), len(pages)), (len(pages), sizes, len(got), len(want)))
+    check(c.call("session.show", {"session": sid, "after": None})["events"] == pages[0]["events"],
+          "session.show with after null: from the start, as without it")
     expect_error(lambda: c.call("session.show", {"session": sid, "after": -1}), -32602,
                  "'after' must be an integer", "session.show with a negative after: -32602")
     last = want[-1]["seq"]
@@ -968,6 +970,13 @@ def write_order(c):
                 refused.append((e.code, "too many writes" in e.message))
         m = queued[6][1].get(timeout=30)
         dup_err = RpcError(m["error"]) if "error" in m else None
+        # A run or a read reusing a queued write's id: refused too.
+        c.send({"jsonrpc": "2.0", "id": "held-9", "method": "run", "params": {"argv": ["true"]}})
+        c.send({"jsonrpc": "2.0", "id": "held-10", "method": "plugins"})
+        m9, m10 = queued[8][1].get(timeout=30), queued[9][1].get(timeout=30)
+        check(all(m_.get("error", {}).get("code") == -32600 and "still going on" in m_["error"]["message"]
+                  for m_ in (m9, m10)),
+              "a run and a read reusing the id of a queued write: refused at once, -32600", (m9, m10))
         fcntl.flock(lf, fcntl.LOCK_UN)
     made = [c.wait(id_, q) for id_, q in [first] + queued[:256]]
     check(refused == [(-32600, True)] * 4, "past 256 waiting writes: refused at once, -32600", refused)

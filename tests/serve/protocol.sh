@@ -6,6 +6,6 @@
 # (tests/serve/protocol.py).
 . "$top_srcdir/tests/serve/lib.sh"
 config miss workspace-write missing
-"$PY" "$top_srcdir/tests/serve/protocol.py" "$top_srcdir/man/warden.1.in" \
+ZOO="$top_builddir/tests/zoo/.libs" "$PY" "$top_srcdir/tests/serve/protocol.py" "$top_srcdir/man/warden.1.in" \
 	"$WARDEN" "$T" "$T/ww.ini" "$T/miss.ini" || failures=$((failures + 1))
 finish
