@@ -14,6 +14,7 @@
 
 #include <jansson.h>
 
+#include "denyread.h"
 #include "grant.h"
 #include "ops.h"
 #include "policy.h"
@@ -190,6 +191,29 @@ static json_t *sourced(json_t *value, int source)
 	return json_pack("{s:o,s:s}", "value", value, "source", warden_source_name(source));
 }
 
+/* A note for each root (the workspace root first) that deny_read keeps
+ * unread, which a run refuses (run.c says the same). */
+static void deny_notes(const struct warden_config *cfg, const char *root,
+                       const struct warden_roots *roots, json_t *notes)
+{
+	const char *list[1 + WARDEN_ROOTS_ALL], *pattern, *match;
+	struct warden_error err = { 0, "" };
+	struct warden_deny d;
+	size_t i, n = 0;
+
+	list[n++] = root;
+	for (i = 0; i < roots->n; i++)
+		list[n++] = roots->path[i];
+	warden_deny_init(&d);
+	if (json_is_array(notes) && warden_deny_expand(cfg, list, n, &d, &err) == 0)
+		for (i = 0; i < n; i++)
+			if ((pattern = warden_deny_covers(&d, list[i], &match)) != NULL)
+				json_array_append_new(notes, json_sprintf(
+					"%s lies in %s, which deny_read = %s keeps unread: a run refuses it (choose another directory, or take the pattern out of deny_read)",
+					list[i], match, pattern));
+	warden_deny_free(&d);
+}
+
 /* The roots a workspace-write run of the session would get beside its
  * root: {value, source, notes}, or {value: null, error} when they do not
  * resolve; NULL: no answer (never a wrong one). */
@@ -210,6 +234,8 @@ static json_t *state_roots(const struct warden_config *cfg, struct warden_sessio
 	o = json_pack("{s:o,s:s,s:o}", "value", warden_roots_json(&roots),
 	              "source", warden_source_name(roots.list_source),
 	              "notes", warden_roots_notes_json(&roots));
+	if (o != NULL)
+		deny_notes(cfg, root, &roots, json_object_get(o, "notes"));
 	warden_roots_free(&roots);
 	return o;
 }

@@ -270,4 +270,21 @@ case $(field roots) in
 esac
 cp "$BASE/dotgit.before" "$BASE/ws/.git"
 
+# ---- a root that deny_read keeps unread: session state says what run does ---
+
+printf '[warden]\ndefault_mode = workspace-write\nstate_dir = %s\nworkspace_root = %s\nwritable_roots = %s\n[backend bwrap]\nplugin = %s\nlauncher = %s\n' \
+	"$BASE/state" "$BASE/ws" "$BASE/state" "$BWRAP_SO" "$top_builddir/plugins/bwrap/warden-bwrap-exec" >"$BASE/unread.ini"
+W2() { (cd "$BASE/ws" && "$WARDEN" --config "$BASE/unread.ini" "$@") >"$T/out" 2>"$T/err" </dev/null; rc=$?; }
+W2 session new --cwd "$BASE/ws"
+uid=$(tail -n 1 "$T/out")
+W2 session state "$uid" --json
+case $(cat "$T/out") in
+*"$BASE/state lies in"*"keeps unread: a run refuses it"*) ok "session state notes a root that deny_read keeps unread" ;;
+*) fail "session state of an unread root: $(cat "$T/out" "$T/err")" ;;
+esac
+W2 --session "$uid" run -c "echo x >'$BASE/state/planted'"
+[ "$rc" = 77 ] && [ ! -e "$BASE/state/planted" ] && grep -q "keeps unread" "$T/err" &&
+	ok "and a run there is refused as the note says, nothing written" ||
+	fail "run in an unread root: exit $rc, $(cat "$T/err")"
+
 finish
