@@ -316,27 +316,21 @@ static void run_done(struct warden_server *srv, void *arg,
 	if (o->r < 0 || o->report == NULL) {
 		snprintf(text, sizeof(text), "nothing ran: %s", o->err.msg);
 		res = warden_mcp_tool_error(text);
-	} else if (c->notices != NULL && json_array_size(c->notices) > 0) {
-		json_t *r = json_deep_copy(o->report);
-
-		if (r != NULL)
-			json_object_set(r, "notices", c->notices);
-		res = r != NULL ? warden_mcp_run_result(r, &c->out, &c->err) : NULL;
-		json_decref(r);
 	} else {
-		json_t *rep = o->report;
+		json_t *rep = json_deep_copy(o->report);
 
-		/* Nobody can approve: no retry with an escalation is offered. */
-		if (c->m->no_approver[0] != '\0' &&
-		    (rep = json_deep_copy(o->report)) != NULL) {
+		if (rep != NULL && c->notices != NULL && json_array_size(c->notices) > 0)
+			json_object_set(rep, "notices", c->notices);
+		/* Nobody can approve: no retry with an escalation is offered,
+		 * whatever else the result says. */
+		if (rep != NULL && c->m->no_approver[0] != '\0') {
 			json_object_set_new(rep, "escalate_to", json_null());
 			json_object_set_new(rep, "escalate_network", json_false());
 			json_object_set_new(rep, "no_approver",
 			                    json_string(c->m->no_approver));
 		}
 		res = rep != NULL ? warden_mcp_run_result(rep, &c->out, &c->err) : NULL;
-		if (rep != o->report)
-			json_decref(rep);
+		json_decref(rep);
 	}
 	if (res == NULL)
 		warden_server_error(srv, c->id, WARDEN_RPC_INTERNAL_ERROR, "out of memory", NULL);
@@ -423,7 +417,8 @@ static void call_run(struct warden_server *srv, struct mcp *m, json_t *id,
 	req.call_id = call_id;
 	req.pipe_stdout = 1;
 	req.cwd_from_root = 1;
-	if (warden_server_run(srv, id, &req, m->elicit ? &ops_elicit : &ops_waterfall,
+	if (warden_run_request_size_check(&req, &err) < 0 ||
+	    warden_server_run(srv, id, &req, m->elicit ? &ops_elicit : &ops_waterfall,
 	                      c, &err) < 0) {
 		char text[WARDEN_ERROR_MAX + 32];
 
@@ -657,6 +652,8 @@ int warden_cmd_mcp(struct warden_cli *cli, int argc, char **argv)
 		so.out_fd = STDOUT_FILENO;
 		so.methods = methods;
 		so.ud = &m;
+		/* MCP over stdio: the end of input is the client gone. */
+		so.cancel_at_eof = 1;
 		so.consumer = consumer;
 		if ((r = warden_server_new(&so, &srv, &err)) == 0)
 			r = warden_server_serve(srv, &err);

@@ -1359,6 +1359,11 @@ static void m_run(struct warden_server *srv, json_t *id, json_t *params, void *u
 		running_free(x);
 		return;
 	}
+	if (warden_run_request_size_check(&req, &err) < 0) {
+		warden_server_error(srv, id, WARDEN_RPC_INVALID_PARAMS, err.msg, NULL);
+		running_free(x);
+		return;
+	}
 	if (warden_server_run(srv, id, &req, &run_ops, x, &err) < 0) {
 		warden_server_error(srv, id, err.code == WARDEN_EUSAGE
 		                    ? WARDEN_RPC_INVALID_REQUEST : err.code, err.msg, NULL);

@@ -578,14 +578,26 @@ static char *run_text(const json_t *r)
 	return t;
 }
 
-/* t as a screen shows it (its stderr lines may hold anything); t is
- * freed. */
-static char *screen(char *t)
+/* warden's own lines, each escaped as text.h says (they quote what a
+ * command printed, a stderr line in a hint say, which must neither move
+ * the cursor over warden's words nor pass for them); t is freed. */
+static char *escape_lines(char *t)
 {
-	char *s = warden_screen_text(t, strlen(t), NULL);
+	char *out = strdup(""), *line = t, *nl, *e;
 
+	while (out != NULL && line[0] != '\0') {
+		nl = strchr(line, '\n');
+		if (nl != NULL)
+			*nl = '\0';
+		e = warden_text_escape_dup(line, 0);
+		out = e != NULL ? append(out, "%s\n", e) : (free(out), NULL);
+		free(e);
+		if (nl == NULL)
+			break;
+		line = nl + 1;
+	}
 	free(t);
-	return s;
+	return out;
 }
 
 /* The number of bytes of o the text leaves out. */
@@ -624,7 +636,7 @@ json_t *warden_mcp_run_result(const json_t *result,
 	json_t *sc = NULL, *res = NULL, *content = NULL, *status;
 
 	if (o == NULL || e == NULL || (text = run_text(result)) == NULL ||
-	    (text = screen(text)) == NULL ||
+	    (text = escape_lines(text)) == NULL ||
 	    (sc = json_deep_copy(result)) == NULL ||
 	    (content = json_pack("[{s:s,s:o}]", "type", "text", "text",
 	                         warden_json_string_lossy(text))) == NULL)

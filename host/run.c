@@ -1831,6 +1831,30 @@ static int run_flow(struct run_ctx *x, struct warden_run_report *rep,
 	return r;
 }
 
+int warden_run_request_size_check(const struct warden_run_request *req,
+                                  struct warden_error *err)
+{
+	size_t i, n, all = 0;
+
+	if (req->command != NULL && (n = strlen(req->command)) > WARDEN_RUN_ARG_MAX)
+		return warden_error_set(err, WARDEN_EUSAGE,
+		                        "run: the command is %zu bytes, more than the %d one argument of a program takes: write it to a file in the workspace and run that file",
+		                        n, WARDEN_RUN_ARG_MAX);
+	for (i = 0; req->argv != NULL && i < req->argc && req->argv[i] != NULL; i++) {
+		n = strlen(req->argv[i]);
+		if (n > WARDEN_RUN_ARG_MAX)
+			return warden_error_set(err, WARDEN_EUSAGE,
+			                        "run: argv[%zu] is %zu bytes, more than the %d one argument of a program takes: write it to a file in the workspace and pass its name",
+			                        i, n, WARDEN_RUN_ARG_MAX);
+		all += n + 1;
+	}
+	if (all > WARDEN_RUN_ARGV_MAX)
+		return warden_error_set(err, WARDEN_EUSAGE,
+		                        "run: argv is %zu bytes in all, more than the %d a run takes: put the data in files and pass their names",
+		                        all, WARDEN_RUN_ARGV_MAX);
+	return 0;
+}
+
 int warden_consumer_run(struct warden_consumer *c,
                         const struct warden_run_request *req,
                         struct warden_run_report *rep,
@@ -1848,6 +1872,8 @@ int warden_consumer_run(struct warden_consumer *c,
 	warden_program_init(&x.prog);
 	x.c = c;
 	x.req = req;
+	if (warden_run_request_size_check(req, err) < 0)
+		return -err->code;
 	if (req->escalate && req->escalate != WARDEN_SANDBOX_WORKSPACE_WRITE &&
 	    req->escalate != WARDEN_SANDBOX_DANGER_FULL_ACCESS)
 		return warden_error_set(err, WARDEN_EUSAGE,

@@ -77,6 +77,11 @@ struct json_t;
 /* The most text a server's run takes for the command's stdin: 1 MiB. */
 #define WARDEN_RUN_STDIN_MAX (1024 * 1024)
 
+/* The longest argument a program takes (Linux: MAX_ARG_STRLEN, 32
+ * pages, with its NUL), and the most bytes of argv a run takes. */
+#define WARDEN_RUN_ARG_MAX (128 * 1024 - 1)
+#define WARDEN_RUN_ARGV_MAX (1024 * 1024)
+
 struct warden_consumer;
 
 /* What to run.  Either command (run through the configured shell) or
@@ -247,6 +252,14 @@ int warden_consumer_prepare(struct warden_consumer *c, struct warden_error *err)
  * probe.  Nothing when the service is not open or has no such backend. */
 void warden_consumer_disprove(struct warden_consumer *c, const char *backend,
                               int mode);
+
+/* Refuses (WARDEN_EUSAGE, saying what to do instead) a command or an
+ * argv no program could be given: an argument over WARDEN_RUN_ARG_MAX
+ * bytes, or over WARDEN_RUN_ARGV_MAX bytes of them in all.  0 when it
+ * fits.  warden_consumer_run() checks it too; a server checks it before
+ * a worker is asked. */
+int warden_run_request_size_check(const struct warden_run_request *req,
+                                  struct warden_error *err);
 
 /*
  * Runs one request.  Returns 0 with *rep filled when there is a report to

@@ -40,7 +40,7 @@
  * one busy run cannot starve the others or the client. */
 #define READ_CHUNK (64 * 1024)
 /* The longest line a worker sends (a report, an ask). */
-#define WORKER_LINE_MAX (4L * 1024 * 1024)
+#define WORKER_LINE_MAX (8L * 1024 * 1024)
 
 struct buf {
 	char *p;
@@ -80,6 +80,7 @@ struct warden_server {
 	struct warden_consumer *consumer;
 	int *close_fds;
 	size_t n_close_fds;
+	int cancel_at_eof;
 	struct buf in;              /* the client's partial line */
 	int in_eof;
 	int broken;                 /* the client cannot be written to */
@@ -293,6 +294,7 @@ int warden_server_new(const struct warden_server_opts *o,
 	if (o->n_close_fds > 0)
 		memcpy(srv->close_fds, o->close_fds, o->n_close_fds * sizeof(int));
 	srv->n_close_fds = o->n_close_fds;
+	srv->cancel_at_eof = o->cancel_at_eof;
 	/* Backends opened here, once: every worker inherits them. */
 	if (srv->consumer != NULL &&
 	    (r = warden_consumer_prepare(srv->consumer, err)) < 0) {
@@ -966,7 +968,15 @@ static int start_worker(struct warden_server *srv, json_t *key,
 		json_decref(frame);
 		if (text == NULL)
 			return warden_error_set(err, WARDEN_EOS, "run: out of memory");
+		if (strlen(text) + 1 > (size_t)WORKER_LINE_MAX) {
+			free(text);
+			return warden_error_set(err, WARDEN_EUSAGE,
+			                        "run: the request is too large for a worker (command, argv and stdin together, encoded, over %ld MiB)",
+			                        WORKER_LINE_MAX / (1024 * 1024));
+		}
 		for (;;) {
+			int fresh = 0;
+
 			x = srv->idle;
 			if (x != NULL) {
 				srv->idle = x->next;
@@ -978,12 +988,20 @@ static int start_worker(struct warden_server *srv, json_t *key,
 				x = srv->idle;
 				srv->idle = x->next;
 				srv->n_idle--;
+				fresh = 1;
 			}
 			if (write_all(x->ctl, text, strlen(text)) == 0 &&
 			    write_all(x->ctl, "\n", 1) == 0)
 				break;
-			/* That worker is gone: reaped, and the next one. */
+			/* That worker is gone: reaped, and the next one; but a
+			 * worker just started that cannot take the request will
+			 * not be the last to fail. */
 			worker_discard(x);
+			if (fresh) {
+				free(text);
+				return warden_error_set(err, WARDEN_EOS,
+				                        "run: a new worker could not take the request");
+			}
 		}
 		free(text);
 		x->key = json_incref(key);
@@ -1575,7 +1593,7 @@ int warden_server_serve(struct warden_server *srv, struct warden_error *err)
 			 * but one waiting for the client's own approval, which
 			 * can no longer come. */
 			for (x = srv->runs; x != NULL; x = x->next)
-				if (srv->stop || x->ask != 0)
+				if (srv->stop || x->ask != 0 || srv->cancel_at_eof)
 					run_cancel(srv, x);
 			if (srv->runs == NULL)
 				break;

@@ -115,6 +115,9 @@ struct warden_server_opts {
 	const int *close_fds;       /* descriptors of the caller's that no
 	                               worker may keep (a listening socket) */
 	size_t n_close_fds;
+	int cancel_at_eof;          /* the end of the client's input cancels
+	                               every call (mcp: the client is gone);
+	                               0: calls go on and are answered */
 };
 
 int warden_server_new(const struct warden_server_opts *o,

@@ -47,6 +47,10 @@ deny = bash:*"
 config nobody workspace-write bwrap "[answerer client]
 plugin = client" "[answerer tty]
 plugin = $top_builddir/plugins/tty/.libs/tty.so"
+# The same, its first backend missing: every run carries a notice.
+config nobodygone workspace-write missing bwrap "[answerer client]
+plugin = client" "[answerer tty]
+plugin = $top_builddir/plugins/tty/.libs/tty.so"
 
 timeout 600 node "$top_srcdir/tests/mcp/client.cjs" "$MODULES" "$WARDEN" "$T/elicit.ini" \
 	"$T/waterfall.ini" "$T/slow.ini" "$T/ws" "$T/outside" "$TAG" "$T/nobody.ini" >"$T/client.out" 2>&1
@@ -179,16 +183,118 @@ msgs = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
          "params": {"name": "run", "arguments": {"command": "pwd; touch here", "cwd": "sub"}}},
         {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
          "params": {"name": "run", "arguments": {"command": "touch there", "cwd": "nope"}}}]
-p = subprocess.run([warden, "--config", cfg, "mcp", "--cwd", ws],
-                   input="".join(json.dumps(m) + "\n" for m in msgs).encode(),
-                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
-got = {m.get("id"): m for m in map(json.loads, p.stdout.decode().splitlines())}
+# The input stays open until both calls answered: its end cancels them.
+p = subprocess.Popen([warden, "--config", cfg, "mcp", "--cwd", ws], stdin=subprocess.PIPE,
+                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+p.stdin.write("".join(json.dumps(m) + "\n" for m in msgs).encode())
+p.stdin.flush()
+got = {}
+while not {2, 3} <= set(got):
+    line = p.stdout.readline()
+    if not line:
+        break
+    m = json.loads(line)
+    got[m.get("id")] = m
+p.stdin.close()
+p.wait(timeout=60)
 sc = got[2]["result"]["structuredContent"]
 out = [b["text"] for b in got[2]["result"]["content"] if b["text"].startswith("--- stdout\n")]
 assert sc["class"] == "ok" and out == ["--- stdout\n" + os.path.join(os.path.realpath(ws), "sub") + "\n"], got[2]
 assert os.path.exists(os.path.join(ws, "sub", "here")), "not run in sub"
 assert got[3]["result"]["isError"] and "nothing ran" in got[3]["result"]["content"][0]["text"], got[3]
 assert not os.path.exists(os.path.join(ws, "there")) and not os.path.exists(os.path.join(ws, "nope")), "ran"
+PY
+
+echo "---- the end of input cancels what runs, and mcp exits"
+"$PY" - "$WARDEN" "$T/elicit.ini" "$T/ws" "$TAG" <<'PY' && ok "input closed mid-run: the run is cancelled, nothing of it is left, exit 0" || fail "end of input mid-run"
+import json, os, subprocess, sys, time
+warden, cfg, ws, tag = sys.argv[1:5]
+marker = os.path.join(ws, "after-eof")
+msgs = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                    "clientInfo": {"name": "t", "version": "0"}}},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+         "params": {"name": "run", "arguments": {"command": "echo started; sleep 30 # eof-%s\ntouch after-eof" % tag}}}]
+p = subprocess.Popen([warden, "--config", cfg, "mcp", "--cwd", ws], stdin=subprocess.PIPE,
+                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+p.stdin.write("".join(json.dumps(m) + "\n" for m in msgs).encode())
+p.stdin.flush()
+p.stdout.readline()                 # initialize's answer
+def running():
+    return subprocess.run(["pgrep", "-f", "eof-" + tag], stdout=subprocess.DEVNULL).returncode == 0
+t0 = time.time()
+while not running() and time.time() - t0 < 20:
+    time.sleep(0.02)
+assert running(), "the command never started"
+p.stdin.close()
+rc = p.wait(timeout=20)
+rest = p.stdout.read().decode()
+assert rc == 0, rc
+assert '"id": 2' not in rest and '"id":2' not in rest, rest      # cancelled: no response
+t0 = time.time()
+while running() and time.time() - t0 < 10:
+    time.sleep(0.02)
+assert not running(), "the command outlived mcp"
+assert not os.path.exists(marker), "the command went on"
+PY
+
+echo "---- a command no program could take: refused, and the server goes on"
+"$PY" - "$WARDEN" "$T/elicit.ini" "$T/ws" <<'PY' && ok "a 3 MB command: a tool error naming the limit, nothing ran, the next call answered" || fail "a 3 MB command"
+import json, os, subprocess, sys
+warden, cfg, ws = sys.argv[1:4]
+msgs = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                    "clientInfo": {"name": "t", "version": "0"}}},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+         "params": {"name": "run", "arguments": {"command": "touch big-ran #" + "x" * 3000000}}},
+        {"jsonrpc": "2.0", "id": 3, "method": "ping"}]
+p = subprocess.Popen([warden, "--config", cfg, "mcp", "--cwd", ws], stdin=subprocess.PIPE,
+                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+p.stdin.write("".join(json.dumps(m) + "\n" for m in msgs).encode())
+p.stdin.flush()
+got = {}
+while not {2, 3} <= set(got):
+    line = p.stdout.readline()
+    if not line:
+        break
+    m = json.loads(line)
+    got[m.get("id")] = m
+p.stdin.close()
+assert p.wait(timeout=30) == 0
+r = got[2]["result"]
+assert r["isError"] and "131071" in r["content"][0]["text"] and "write it to a file" in r["content"][0]["text"], r
+assert got[3]["result"] == {}, got[3]
+assert not os.path.exists(os.path.join(ws, "big-ran")), "it ran"
+PY
+
+echo "---- nobody can approve and the run carries a notice: still no invitation to escalate"
+"$PY" - "$WARDEN" "$T/nobodygone.ini" "$T/ws" "$T/outside" <<'PY' && ok "a notice does not bring back escalate_to when nobody can approve" || fail "no_approver with a notice"
+import json, os, subprocess, sys
+warden, cfg, ws, outside = sys.argv[1:5]
+msgs = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                    "clientInfo": {"name": "t", "version": "0"}}},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+         "params": {"name": "run", "arguments": {"command": "echo x > '%s/nobody-gone'" % outside}}}]
+p = subprocess.Popen([warden, "--config", cfg, "mcp", "--cwd", ws], stdin=subprocess.PIPE,
+                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
+p.stdin.write("".join(json.dumps(m) + "\n" for m in msgs).encode())
+p.stdin.flush()
+got = {}
+while 2 not in got:
+    line = p.stdout.readline()
+    if not line:
+        break
+    m = json.loads(line)
+    got[m.get("id")] = m
+p.stdin.close()
+p.wait(timeout=30)
+sc = got[2]["result"]["structuredContent"]
+text = got[2]["result"]["content"][0]["text"]
+assert sc["class"] == "denied" and sc.get("notices"), sc
+assert sc["escalate_to"] is None and sc["escalate_network"] is False and sc.get("no_approver"), sc
+assert "call run again" not in text, text
+assert not os.path.exists(os.path.join(outside, "nobody-gone"))
 PY
 
 echo "---- a bad --cwd: nothing starts"

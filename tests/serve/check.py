@@ -206,6 +206,11 @@ def methods(c):
                  "no command: give command", "run with neither command nor argv: -32602")
     expect_error(lambda: c.call("run", {"command": "true", "colour": 1}), -32602,
                  "unknown parameter 'colour'", "an unknown parameter: -32602")
+    expect_error(lambda: c.call("run", {"argv": ["echo", "x" * 200000], "session": sid}), -32602,
+                 "more than the 131071 one argument of a program takes",
+                 "run with an argument no program could take: -32602, nothing runs")
+    expect_error(lambda: c.call("run", {"argv": ["echo"] + ["y" * 100000] * 12, "session": sid}), -32602,
+                 "argv is 1200017 bytes in all", "run with over 1 MiB of argv: -32602")
 
     # approve: the client answers.
     c.on_ask = lambda p: {"result": {"decision": "allowed-once", "message": "fine by the test"}}
