@@ -504,6 +504,14 @@ static void m_initialize(struct warden_server *srv, json_t *id, json_t *params,
 
 	if (id == NULL)
 		return;
+	if (m->version != NULL) {
+		/* What was negotiated (the version, whether the client
+		 * elicits, so who approves) stays for the connection. */
+		warden_server_error(srv, id, WARDEN_RPC_INVALID_REQUEST,
+		                    "initialize: this connection is initialized already (one initialize per connection)",
+		                    NULL);
+		return;
+	}
 	m->version = warden_mcp_version(json_string_value(json_object_get(params,
 	                                                                 "protocolVersion")));
 	m->elicit = warden_mcp_client_elicits(params);
@@ -562,7 +570,13 @@ static void m_tools_call(struct warden_server *srv, json_t *id, json_t *params,
 	} else if (strcmp(name, WARDEN_MCP_TOOL_RUN) == 0) {
 		call_run(srv, m, id, params);
 	} else if (strcmp(name, WARDEN_MCP_TOOL_STATE) == 0) {
-		call_state(srv, m, id);
+		json_t *args = json_object_get(params, "arguments");
+
+		if (args != NULL && !json_is_null(args) &&
+		    (!json_is_object(args) || json_object_size(args) > 0))
+			tool_error(srv, id, "session_state takes no arguments");
+		else
+			call_state(srv, m, id);
 	} else {
 		char msg[256];
 

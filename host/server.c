@@ -1367,10 +1367,12 @@ static void run_finish(struct warden_server *srv, struct run *x, int recycle)
 
 /* --------------------------------------------------------------- client */
 
+/* A request's id: a string or an integer.  Not null, which is the id of
+ * the answer to what could not be read (and MCP forbids it), nor a
+ * fraction. */
 static int valid_id(json_t *id)
 {
-	return json_is_string(id) || json_is_integer(id) || json_is_real(id) ||
-	       json_is_null(id);
+	return json_is_string(id) || json_is_integer(id);
 }
 
 static void dispatch(struct warden_server *srv, json_t *m)
@@ -1421,7 +1423,7 @@ static void dispatch(struct warden_server *srv, json_t *m)
 		if (id != NULL || !json_is_string(method))
 			warden_server_error(srv, id != NULL && valid_id(id) ? id : NULL,
 			                    WARDEN_RPC_INVALID_REQUEST,
-			                    "Invalid Request: give jsonrpc \"2.0\", a method name, an id (string or number) and params (object or array)",
+			                    "Invalid Request: give jsonrpc \"2.0\", a method name, an id (a string or an integer) and params (object or array)",
 			                    NULL);
 		return;
 	}

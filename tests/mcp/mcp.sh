@@ -171,6 +171,46 @@ assert "before initialize" in lines[0]["error"]["message"], lines[0]
 assert not os.path.exists(os.path.join(ws, "early")), "the command ran"
 PY
 
+echo "---- one initialize per connection; ids are strings or integers; session_state takes nothing"
+"$PY" - "$WARDEN" "$T/elicit.ini" "$T/ws" <<'PY' && ok "a second initialize, an id null or 1.5, session_state with arguments: refused, nothing ran" || fail "protocol refusals"
+import json, os, subprocess, sys
+warden, cfg, ws = sys.argv[1:4]
+init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                   "clientInfo": {"name": "t", "version": "0"}}}
+again = dict(init, id=2, params=dict(init["params"], protocolVersion="2025-11-25",
+                                     capabilities={"elicitation": {}}))
+msgs = [init, again,
+        {"jsonrpc": "2.0", "id": None, "method": "tools/call",
+         "params": {"name": "run", "arguments": {"command": "touch null-id"}}},
+        {"jsonrpc": "2.0", "id": 1.5, "method": "tools/call",
+         "params": {"name": "run", "arguments": {"command": "touch real-id"}}},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+         "params": {"name": "session_state", "arguments": {"x": 1}}},
+        {"jsonrpc": "2.0", "id": 4, "method": "ping"}]
+p = subprocess.Popen([warden, "--config", cfg, "mcp", "--cwd", ws], stdin=subprocess.PIPE,
+                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+p.stdin.write("".join(json.dumps(m) + "\n" for m in msgs).encode())
+p.stdin.flush()
+got = []
+while not any(m.get("id") == 4 for m in got):
+    line = p.stdout.readline()
+    if not line:
+        break
+    got.append(json.loads(line))
+p.stdin.close()
+p.wait(timeout=30)
+by = {}
+for m in got:
+    by.setdefault(json.dumps(m.get("id")), []).append(m)
+assert by["1"][0]["result"]["protocolVersion"] == "2025-06-18", by["1"]
+assert by["2"][0]["error"]["code"] == -32600 and "initialized already" in by["2"][0]["error"]["message"], by["2"]
+nulls = by.get("null", [])
+assert len(nulls) == 2 and all(m["error"]["code"] == -32600 for m in nulls), nulls
+assert by["3"][0]["result"]["isError"] and "no arguments" in by["3"][0]["result"]["content"][0]["text"], by["3"]
+assert not os.path.exists(os.path.join(ws, "null-id")) and not os.path.exists(os.path.join(ws, "real-id"))
+PY
+
 echo "---- run's cwd, relative to the session's root"
 mkdir -p "$T/ws/sub"
 "$PY" - "$WARDEN" "$T/elicit.ini" "$T/ws" <<'PY' && ok "cwd: the command starts there; a missing one runs nothing" || fail "run's cwd"
