@@ -14,6 +14,9 @@
 # offer gives none.  Then the host's state and the session logs are
 # checked here, and the version negotiation by hand.
 . "$top_srcdir/tests/run/lib.sh"
+# The raw exchanges below share tests/mcp/exchange.py.
+PYTHONPATH="$top_srcdir/tests/mcp${PYTHONPATH:+:$PYTHONPATH}"
+export PYTHONPATH
 
 RULES=$top_builddir/plugins/rules/.libs/rules.so
 MODULES=${MCP_NODE_MODULES:-$top_srcdir/tests/mcp/node_modules}
@@ -173,14 +176,12 @@ PY
 
 echo "---- one initialize per connection; ids are strings or integers; session_state takes nothing"
 "$PY" - "$WARDEN" "$T/elicit.ini" "$T/ws" <<'PY' && ok "a second initialize, an id null or 1.5, session_state with arguments: refused, nothing ran" || fail "protocol refusals"
-import json, os, subprocess, sys
+import os, sys
+from exchange import INIT, by_id, read_until, start
 warden, cfg, ws = sys.argv[1:4]
-init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-        "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                   "clientInfo": {"name": "t", "version": "0"}}}
-again = dict(init, id=2, params=dict(init["params"], protocolVersion="2025-11-25",
+again = dict(INIT, id=2, params=dict(INIT["params"], protocolVersion="2025-11-25",
                                      capabilities={"elicitation": {}}))
-msgs = [init, again,
+msgs = [INIT, again,
         {"jsonrpc": "2.0", "id": None, "method": "tools/call",
          "params": {"name": "run", "arguments": {"command": "touch null-id"}}},
         {"jsonrpc": "2.0", "id": 1.5, "method": "tools/call",
@@ -188,21 +189,10 @@ msgs = [init, again,
         {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
          "params": {"name": "session_state", "arguments": {"x": 1}}},
         {"jsonrpc": "2.0", "id": 4, "method": "ping"}]
-p = subprocess.Popen([warden, "--config", cfg, "mcp", "--cwd", ws], stdin=subprocess.PIPE,
-                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-p.stdin.write("".join(json.dumps(m) + "\n" for m in msgs).encode())
-p.stdin.flush()
-got = []
-while not any(m.get("id") == 4 for m in got):
-    line = p.stdout.readline()
-    if not line:
-        break
-    got.append(json.loads(line))
+p = start(warden, cfg, ws, msgs)
+by = by_id(read_until(p, lambda g: any(m.get("id") == 4 for m in g)))
 p.stdin.close()
 p.wait(timeout=30)
-by = {}
-for m in got:
-    by.setdefault(json.dumps(m.get("id")), []).append(m)
 assert by["1"][0]["result"]["protocolVersion"] == "2025-06-18", by["1"]
 assert by["2"][0]["error"]["code"] == -32600 and "initialized already" in by["2"][0]["error"]["message"], by["2"]
 nulls = by.get("null", [])
@@ -214,29 +204,11 @@ PY
 echo "---- run's cwd, relative to the session's root"
 mkdir -p "$T/ws/sub"
 "$PY" - "$WARDEN" "$T/elicit.ini" "$T/ws" <<'PY' && ok "cwd: the command starts there; a missing one runs nothing" || fail "run's cwd"
-import json, os, subprocess, sys
+import os, sys
+from exchange import INIT, call, exchange
 warden, cfg, ws = sys.argv[1:4]
-msgs = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
-         "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                    "clientInfo": {"name": "t", "version": "0"}}},
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-         "params": {"name": "run", "arguments": {"command": "pwd; touch here", "cwd": "sub"}}},
-        {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
-         "params": {"name": "run", "arguments": {"command": "touch there", "cwd": "nope"}}}]
-# The input stays open until both calls answered: its end cancels them.
-p = subprocess.Popen([warden, "--config", cfg, "mcp", "--cwd", ws], stdin=subprocess.PIPE,
-                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-p.stdin.write("".join(json.dumps(m) + "\n" for m in msgs).encode())
-p.stdin.flush()
-got = {}
-while not {2, 3} <= set(got):
-    line = p.stdout.readline()
-    if not line:
-        break
-    m = json.loads(line)
-    got[m.get("id")] = m
-p.stdin.close()
-p.wait(timeout=60)
+got, rc = exchange(warden, cfg, ws, [INIT, call(2, "run", {"command": "pwd; touch here", "cwd": "sub"}),
+                                     call(3, "run", {"command": "touch there", "cwd": "nope"})], [2, 3])
 sc = got[2]["result"]["structuredContent"]
 out = [b["text"] for b in got[2]["result"]["content"] if b["text"].startswith("--- stdout\n")]
 assert sc["class"] == "ok" and out == ["--- stdout\n" + os.path.join(os.path.realpath(ws), "sub") + "\n"], got[2]
@@ -247,18 +219,11 @@ PY
 
 echo "---- the end of input cancels what runs, and mcp exits"
 "$PY" - "$WARDEN" "$T/elicit.ini" "$T/ws" "$TAG" <<'PY' && ok "input closed mid-run: the run is cancelled, nothing of it is left, exit 0" || fail "end of input mid-run"
-import json, os, subprocess, sys, time
+import os, subprocess, sys, time
+from exchange import INIT, call, start
 warden, cfg, ws, tag = sys.argv[1:5]
 marker = os.path.join(ws, "after-eof")
-msgs = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
-         "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                    "clientInfo": {"name": "t", "version": "0"}}},
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-         "params": {"name": "run", "arguments": {"command": "echo started; sleep 30 # eof-%s\ntouch after-eof" % tag}}}]
-p = subprocess.Popen([warden, "--config", cfg, "mcp", "--cwd", ws], stdin=subprocess.PIPE,
-                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-p.stdin.write("".join(json.dumps(m) + "\n" for m in msgs).encode())
-p.stdin.flush()
+p = start(warden, cfg, ws, [INIT, call(2, "run", {"command": "echo started; sleep 30 # eof-%s\ntouch after-eof" % tag})])
 p.stdout.readline()                 # initialize's answer
 def running():
     return subprocess.run(["pgrep", "-f", "eof-" + tag], stdout=subprocess.DEVNULL).returncode == 0
@@ -280,27 +245,12 @@ PY
 
 echo "---- a command no program could take: refused, and the server goes on"
 "$PY" - "$WARDEN" "$T/elicit.ini" "$T/ws" <<'PY' && ok "a 3 MB command: a tool error naming the limit, nothing ran, the next call answered" || fail "a 3 MB command"
-import json, os, subprocess, sys
+import os, sys
+from exchange import INIT, call, exchange
 warden, cfg, ws = sys.argv[1:4]
-msgs = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
-         "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                    "clientInfo": {"name": "t", "version": "0"}}},
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-         "params": {"name": "run", "arguments": {"command": "touch big-ran #" + "x" * 3000000}}},
-        {"jsonrpc": "2.0", "id": 3, "method": "ping"}]
-p = subprocess.Popen([warden, "--config", cfg, "mcp", "--cwd", ws], stdin=subprocess.PIPE,
-                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-p.stdin.write("".join(json.dumps(m) + "\n" for m in msgs).encode())
-p.stdin.flush()
-got = {}
-while not {2, 3} <= set(got):
-    line = p.stdout.readline()
-    if not line:
-        break
-    m = json.loads(line)
-    got[m.get("id")] = m
-p.stdin.close()
-assert p.wait(timeout=30) == 0
+got, rc = exchange(warden, cfg, ws, [INIT, call(2, "run", {"command": "touch big-ran #" + "x" * 3000000}),
+                                     {"jsonrpc": "2.0", "id": 3, "method": "ping"}], [2, 3])
+assert rc == 0, rc
 r = got[2]["result"]
 assert r["isError"] and "131071" in r["content"][0]["text"] and "write it to a file" in r["content"][0]["text"], r
 assert got[3]["result"] == {}, got[3]
@@ -309,26 +259,12 @@ PY
 
 echo "---- nobody can approve and the run carries a notice: still no invitation to escalate"
 "$PY" - "$WARDEN" "$T/nobodygone.ini" "$T/ws" "$T/outside" <<'PY' && ok "a notice does not bring back escalate_to when nobody can approve" || fail "no_approver with a notice"
-import json, os, subprocess, sys
+import os, sys
+from exchange import INIT, call, exchange
 warden, cfg, ws, outside = sys.argv[1:5]
-msgs = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
-         "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                    "clientInfo": {"name": "t", "version": "0"}}},
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-         "params": {"name": "run", "arguments": {"command": "echo x > '%s/nobody-gone'" % outside}}}]
-p = subprocess.Popen([warden, "--config", cfg, "mcp", "--cwd", ws], stdin=subprocess.PIPE,
-                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
-p.stdin.write("".join(json.dumps(m) + "\n" for m in msgs).encode())
-p.stdin.flush()
-got = {}
-while 2 not in got:
-    line = p.stdout.readline()
-    if not line:
-        break
-    m = json.loads(line)
-    got[m.get("id")] = m
-p.stdin.close()
-p.wait(timeout=30)
+# A session of its own: no terminal for the tty answerer.
+got, rc = exchange(warden, cfg, ws, [INIT, call(2, "run", {"command": "echo x > '%s/nobody-gone'" % outside})],
+                   [2], start_new_session=True)
 sc = got[2]["result"]["structuredContent"]
 text = got[2]["result"]["content"][0]["text"]
 assert sc["class"] == "denied" and sc.get("notices"), sc

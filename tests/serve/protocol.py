@@ -363,18 +363,19 @@ try:
 
     # approve cancelled while it waits for the client's approval: its
     # outcome, cancelled (approve answers whatever the outcome); a run
-    # cancelled so: 77, before its command started.
-    asks = []
-    id = srv.send("approve", {"tool": "bash", "subject": "true", "session": session})
-    while not asks:
-        m = srv.read()
-        if m is None:
-            break
-        if m.get("method") == "approval.ask":
-            asks.append(m)
-    if not asks:
-        fail("serve: approve asked the client nothing")
-    else:
+    # cancelled so: cancelled, never started.
+    def cancelled_while_asked(method, params, what):
+        """Sends method, waits for its approval.ask, cancels it: the
+        responses to the call and to the cancel (None when nothing was
+        asked)."""
+        id = srv.send(method, params)
+        while True:
+            m = srv.read()
+            if m is None:
+                fail("serve: %s asked the client nothing" % what)
+                return None, None
+            if m.get("method") == "approval.ask":
+                break
         cid = srv.send("cancel", {"id": id})
         got = {}
         while id not in got or cid not in got:
@@ -384,40 +385,25 @@ try:
             if "id" in m and "method" not in m:
                 got[m["id"]] = m
                 if "error" in m:
-                    srv.seen.setdefault(m["error"]["code"], "approve, cancelled")
-        if got.get(id, {}).get("result", {}).get("outcome") == "cancelled":
-            ok("serve: approve cancelled while it waits: its outcome, cancelled")
-        else:
-            fail("serve: approve cancelled while it waits: %s" % json.dumps(got.get(id)))
+                    srv.seen.setdefault(m["error"]["code"], what + ", cancelled")
         if got.get(cid, {}).get("result") != {"cancelled": True}:
-            fail("serve: cancel answered %s" % json.dumps(got.get(cid)))
-    asks = []
-    id = srv.send("run", {"argv": ["true"], "escalate": "danger-full-access",
-                          "justification": "to be cancelled", "session": session})
-    while not asks:
-        m = srv.read()
-        if m is None:
-            break
-        if m.get("method") == "approval.ask":
-            asks.append(m)
-    if not asks:
-        fail("serve: a run's escalation asked the client nothing")
-    else:
-        cid = srv.send("cancel", {"id": id})
-        got = {}
-        while id not in got or cid not in got:
-            m = srv.read()
-            if m is None:
-                break
-            if "id" in m and "method" not in m:
-                got[m["id"]] = m
-                if "error" in m:
-                    srv.seen.setdefault(m["error"]["code"], "run, cancelled while it waits")
-        r = got.get(id, {}).get("result", {})
-        if r.get("cancelled") is True and r.get("started") is False:
-            ok("serve: a run cancelled while its escalation waits: cancelled, never started")
-        else:
-            fail("serve: a run cancelled while its escalation waits: %s" % json.dumps(got.get(id))[:300])
+            fail("serve: cancel of %s answered %s" % (what, json.dumps(got.get(cid))))
+        return got.get(id, {}), got.get(cid)
+
+    m, _ = cancelled_while_asked("approve", {"tool": "bash", "subject": "true", "session": session},
+                                 "approve")
+    if m is not None and m.get("result", {}).get("outcome") == "cancelled":
+        ok("serve: approve cancelled while it waits: its outcome, cancelled")
+    elif m is not None:
+        fail("serve: approve cancelled while it waits: %s" % json.dumps(m))
+    m, _ = cancelled_while_asked("run", {"argv": ["true"], "escalate": "danger-full-access",
+                                         "justification": "to be cancelled", "session": session},
+                                 "a run's escalation")
+    r = (m or {}).get("result", {})
+    if r.get("cancelled") is True and r.get("started") is False:
+        ok("serve: a run cancelled while its escalation waits: cancelled, never started")
+    elif m is not None:
+        fail("serve: a run cancelled while its escalation waits: %s" % json.dumps(m)[:300])
 
     # A write cancelled while it waits for the session's log (held here):
     # 77, and nothing written once the lock is free.
