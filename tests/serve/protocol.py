@@ -514,12 +514,19 @@ try:
 finally:
     srv.close()
 
+def variant(name, edit):
+    """A config like CONFIG as edit(its text) makes it: its path."""
+    path = os.path.join(DIR, name)
+    with open(CONFIG) as f:
+        text = edit(f.read())
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
 # A state directory that is not one: 74.
 notdir = os.path.join(DIR, "statedir-is-a-file.ini")
-with open(CONFIG) as f:
-    good = f.read()
-with open(notdir, "w") as f:
-    f.write(re.sub(r"(?m)^state_dir = .*$", "state_dir = " + notdir, good))
+variant("statedir-is-a-file.ini", lambda t: re.sub(r"(?m)^state_dir = .*$", "state_dir = " + notdir, t))
 srv3 = Server([WARDEN, "--config", notdir, "serve"], "serve")
 try:
     m = srv3.call("session.new", {"cwd": os.path.join(DIR, "ws")})
@@ -532,12 +539,8 @@ finally:
 # plugins cancelled while a plugin's open() never returns (tests/zoo
 # open_hang.c): 77 naming the plugin, and the child that inspected it is
 # gone, not left behind catching SIGTERM.
-hang_ini = os.path.join(DIR, "open-hang.ini")
-with open(CONFIG) as f:
-    good = f.read()
-with open(hang_ini, "w") as f:
-    f.write(good + "\n[answerer hang]\nplugin = %s/zoo_open_hang.so\nisolation = process\n"
-            % os.environ["ZOO"])
+hang_ini = variant("open-hang.ini", lambda t: t + "\n[answerer hang]\nplugin = %s/zoo_open_hang.so\n"
+                   "isolation = process\n" % os.environ["ZOO"])
 srv4 = Server([WARDEN, "--config", hang_ini, "serve"], "serve")
 try:
     pid = srv4.send("plugins")
