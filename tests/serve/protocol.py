@@ -543,11 +543,22 @@ hang_ini = variant("open-hang.ini", lambda t: t + "\n[answerer hang]\nplugin = %
                    "isolation = process\n" % os.environ["ZOO"])
 srv4 = Server([WARDEN, "--config", hang_ini, "serve"], "serve")
 try:
+    def opened_hang():
+        """The descendants of serve that have the hanging plugin loaded."""
+        out = []
+        for k in subtree(srv4.proc.pid)[1:]:
+            try:
+                with open("/proc/%d/maps" % k) as f:
+                    if "zoo_open_hang" in f.read():
+                        out.append(k)
+            except OSError:
+                pass
+        return out
     pid = srv4.send("plugins")
     t0 = time.monotonic()
-    while len(subtree(srv4.proc.pid)) < 3 and time.monotonic() - t0 < 20:
-        time.sleep(0.01)      # serve, its worker, the inspecting child
-    inspecting = subtree(srv4.proc.pid)[2:]
+    while not opened_hang() and time.monotonic() - t0 < 20:
+        time.sleep(0.01)      # until the child inspecting it hangs in open()
+    inspecting = opened_hang()
     srv4.send("cancel", {"id": pid})
     m = srv4.reply(pid, "plugins, cancelled while a plugin hangs in open()")
     expect_code(m, 77, "serve: plugins cancelled while a plugin hangs in open()")
