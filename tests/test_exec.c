@@ -212,6 +212,14 @@ static void test_allowed_for_session_picks_an_offered_scope(void **unused)
 	                         sizeof(err)), WARDEN_DECISION_ERROR);
 	assert_int_equal(run_req("echo 'allowed-for-sessionx'", 5000, &r, err,
 	                         sizeof(err)), WARDEN_DECISION_ERROR);
+	/* Nothing offered: either form is an error, never a grant. */
+	r.n_grant_scopes = 0;
+	assert_int_equal(run_req("echo allowed-for-session", 5000, &r, err, sizeof(err)),
+	                 WARDEN_DECISION_ERROR);
+	assert_non_null(strstr(err, "offers no grant scope"));
+	assert_int_equal(run_req("echo 'allowed-for-session exact'", 5000, &r, err, sizeof(err)),
+	                 WARDEN_DECISION_ERROR);
+	r.n_grant_scopes = 3;
 	snprintf(path, sizeof(path), "%s/offer.json", dir);
 	snprintf(body, sizeof(body), "cat >%s; echo next", path);
 	assert_int_equal(run_req(body, 5000, &r, err, sizeof(err)), WARDEN_DECISION_DELEGATE);

@@ -92,6 +92,11 @@ int exec_reply_parse_scoped(const char *out, size_t len,
 
 		if (choice != NULL)
 			*choice = 0;
+		if (n_scopes == 0) {
+			WARDEN_PLUGIN_ERR(why, whylen, "it answered allowed-for-session, "
+			                  "but the request offers no grant scope");
+			return WARDEN_DECISION_ERROR;
+		}
 		if (n > strlen(FOR_SESSION)) {
 			for (i = 0; i < n_scopes; i++)
 				if (strlen(scopes[i]) == nlen && memcmp(scopes[i], name, nlen) == 0)

@@ -21,8 +21,8 @@
 int exec_reply_parse(const char *out, size_t len, char *why, size_t whylen);
 /* The same, knowing the grant scopes the request offers (ABI 1.4):
  * `allowed-for-session` grants the first, `allowed-for-session NAME` the
- * one named (*choice receives its index); a name not offered is an
- * error. */
+ * one named (*choice receives its index); a name not offered, or either
+ * form when no scope is offered, is an error. */
 int exec_reply_parse_scoped(const char *out, size_t len,
                             const char *const *scopes, size_t n_scopes,
                             size_t *choice, char *why, size_t whylen);
