@@ -209,8 +209,9 @@ static json_t *run_tool(const char *no_approver, long max_timeout_ms)
 
 	json_object_set_new(props, "stdin", json_pack("{s:s,s:i,s:s}", "type", "string",
 		"maxLength", WARDEN_RUN_STDIN_MAX, "description",
-		"text the command reads on its standard input (at most 1 MiB; default: "
-		"nothing, end of file at once)"));
+		"text the command reads on its standard input (at most 1 MiB of it in "
+		"UTF-8, which may be fewer characters than maxLength; default: nothing, "
+		"end of file at once)"));
 	json_object_set_new(props, "merge_output", json_pack("{s:s,s:s}", "type", "boolean",
 		"description",
 		"true: stdout and stderr as one text, interleaved in the order they were "
