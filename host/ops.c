@@ -133,8 +133,9 @@ static void answer_drop(struct answer *a)
 	json_decref(a->same);
 }
 
-/* The last point where a cancel (op->cancel) stops a write: past it the
- * write is made and answered, cancelled or not. */
+/* Whether a cancel (op->cancel) came: then nothing is written.  (A write
+ * to a session's log is stopped deeper, where its lock is taken:
+ * warden_session_cancel_on(); creating a session takes no lock.) */
 static int cancelled(struct warden_op *op)
 {
 	if (op->cancel == NULL || !*op->cancel)
@@ -308,11 +309,6 @@ json_t *warden_op_knob_set(struct warden_op *op, int knob, const char *value)
 		end(op, cfg, s);
 		return fail(op, NULL);
 	}
-	if (cancelled(op)) {
-		answer_drop(&ans);
-		end(op, cfg, s);
-		return fail(op, NULL);
-	}
 	r = knob == WARDEN_OP_MODE ? warden_session_set_mode(s, v, &changed, &op->err)
 	    : knob == WARDEN_OP_POLICY ? warden_session_set_policy(s, v, &changed, &op->err)
 	    : warden_session_set_network(s, v, &changed, &op->err);
@@ -408,11 +404,6 @@ json_t *warden_op_roots_change(struct warden_op *op, const char *dir, int add)
 		end(op, cfg, s);
 		return fail(op, NULL);
 	}
-	if (cancelled(op)) {
-		answer_drop(&ans);
-		end(op, cfg, s);
-		return fail(op, NULL);
-	}
 	r = warden_roots_change(cfg, s, dir, add, resolved, &changed, &op->err);
 	end(op, cfg, s);
 	if (r < 0) {
@@ -474,11 +465,6 @@ json_t *warden_op_grant_revoke(struct warden_op *op, const char *grant)
 	snprintf(msg, sizeof(msg), "grant: revoked %s", grant);
 	if (answer_new(op, &ans, json_pack("{s:s,s:s,s:s}", "session", op->session_id,
 	                                   "grant", grant, "message", msg), NULL) < 0) {
-		end(op, cfg, s);
-		return fail(op, NULL);
-	}
-	if (cancelled(op)) {
-		answer_drop(&ans);
 		end(op, cfg, s);
 		return fail(op, NULL);
 	}
@@ -559,11 +545,6 @@ json_t *warden_op_preset_select(struct warden_op *op, const char *name)
 	                                   "preset", warden_json_string_lossy(name), "changed", 1,
 	                                   "message", warden_json_string_lossy(msg)),
 	               same) < 0) {
-		end(op, cfg, s);
-		return fail(op, NULL);
-	}
-	if (cancelled(op)) {
-		answer_drop(&ans);
 		end(op, cfg, s);
 		return fail(op, NULL);
 	}

@@ -618,8 +618,8 @@ static int read_full(int fd, void *buf, size_t len, off_t off)
 	return 0;
 }
 
-/* Set by warden_session_cancel_on(): once raised, a wait for a lock
- * that a signal interrupts ends (-ECANCELED). */
+/* Set by warden_session_cancel_on(): once raised, taking a lock fails
+ * (-ECANCELED), also while another holds it. */
 static const volatile sig_atomic_t *cancel_flag;
 
 void warden_session_cancel_on(const volatile sig_atomic_t *flag)
@@ -652,13 +652,11 @@ static int lock_fd(int fd, int op)
 }
 
 /* The error of a lock_fd() that failed with r. */
-static int lock_error(const struct warden_session *s, int r, int writing,
+static int lock_error(const struct warden_session *s, int r,
                       struct warden_error *err)
 {
 	if (r == -ECANCELED)
-		return warden_error_set(err, WARDEN_EREFUSED, "%s",
-		                        writing ? "cancelled while it waited for the session's log: nothing was written"
-		                                : "cancelled while it waited to read the session's log: nothing was written");
+		return warden_error_set(err, WARDEN_EREFUSED, "cancelled: nothing was written");
 	return warden_error_errno(err, WARDEN_EIO, -r, "cannot lock %s", s->path);
 }
 
@@ -989,7 +987,7 @@ int warden_session_refresh(struct warden_session *s, struct warden_error *err)
 	int r;
 
 	if ((r = lock_fd(s->fd, LOCK_SH)) < 0)
-		return lock_error(s, r, 0, err);
+		return lock_error(s, r, err);
 	r = fstat(s->fd, &st) < 0 ? warden_error_errno(err, WARDEN_EIO, errno, "cannot stat %s", s->path) : 0;
 	if (r == 0 && s->cwd == NULL)
 		r = head_check(s, st.st_size, err);
@@ -1344,7 +1342,7 @@ int warden_session_transaction(struct warden_session *s,
 		return warden_error_set(err, WARDEN_EINTERNAL,
 		                        "session %s: nested transaction", s->id);
 	if ((r = lock_fd(s->fd, LOCK_EX)) < 0)
-		return lock_error(s, r, 1, err);
+		return lock_error(s, r, err);
 	r = tail_fresh(s, &good_end, err);
 	if (r == 0) {
 		now = s->knobs;
@@ -1751,7 +1749,7 @@ int warden_session_replay(struct warden_session *s, warden_session_event_fn fn,
 	int r = 0, cut, done = 0;
 
 	if ((r = lock_fd(s->fd, LOCK_SH)) < 0)
-		return lock_error(s, r, 0, err);
+		return lock_error(s, r, err);
 	if (fstat(s->fd, &st) < 0) {
 		lock_fd(s->fd, LOCK_UN);
 		return warden_error_errno(err, WARDEN_EIO, errno, "cannot stat %s", s->path);
