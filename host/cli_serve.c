@@ -449,6 +449,20 @@ static int queued_id(const struct serve *sv, json_t *id)
 	return 0;
 }
 
+/* Refuses a call whose id a call going on or a queued write has: 1 when
+ * it was refused (answered), else 0. */
+static int refuse_id_in_use(struct serve *sv, struct warden_server *srv, json_t *id,
+                            const char *method)
+{
+	char msg[256];
+
+	if (!warden_server_busy(srv, id) && !queued_id(sv, id))
+		return 0;
+	snprintf(msg, sizeof(msg), "%s: a call with that id is still going on", method);
+	warden_server_error(srv, id, WARDEN_RPC_INVALID_REQUEST, msg, NULL);
+	return 1;
+}
+
 /* Starts c in a worker; one that cannot start is answered and freed, and
  * when it was a write, the next write is started in its place. */
 static void launch(struct warden_server *srv, struct opcall *c)
@@ -485,6 +499,8 @@ static void start_call(struct serve *sv, struct warden_server *srv, json_t *id,
 
 	if (id == NULL)
 		return; /* a notification: nothing to answer, nothing done */
+	if (refuse_id_in_use(sv, srv, id, method))
+		return;
 	c = calloc(1, sizeof(*c));
 	if (c == NULL || (session != NULL && (c->session = strdup(session)) == NULL)) {
 		free(c);
@@ -503,18 +519,11 @@ static void start_call(struct serve *sv, struct warden_server *srv, json_t *id,
 	c->op.cfg = sv->cfg;
 	c->op.session_id = c->session;
 	if (write && sv->writing != NULL) {
-		const char *why = NULL;
-
-		/* Refused now, as a call that starts at once would be: an id
-		 * in use, or more writes waiting than a client needs. */
-		if (warden_server_busy(srv, id) || queued_id(sv, id))
-			why = "a call with that id is still going on";
-		if (why == NULL && sv->queued >= WRITES_QUEUED_MAX)
-			why = "too many writes wait already on this connection (wait for their answers)";
-		if (why != NULL) {
+		if (sv->queued >= WRITES_QUEUED_MAX) {
 			char msg[256];
 
-			snprintf(msg, sizeof(msg), "%s: %s", method, why);
+			snprintf(msg, sizeof(msg), "%s: too many writes wait already on this connection (wait for their answers)",
+			         method);
 			warden_server_error(srv, id, WARDEN_RPC_INVALID_REQUEST, msg, NULL);
 			opcall_free(c);
 			return;
@@ -522,14 +531,6 @@ static void start_call(struct serve *sv, struct warden_server *srv, json_t *id,
 		*sv->queue_end = c;
 		sv->queue_end = &c->next;
 		sv->queued++;
-		return;
-	}
-	if (queued_id(sv, id)) {
-		char msg[256];
-
-		snprintf(msg, sizeof(msg), "%s: a call with that id is still going on", method);
-		warden_server_error(srv, id, WARDEN_RPC_INVALID_REQUEST, msg, NULL);
-		opcall_free(c);
 		return;
 	}
 	launch(srv, c);
@@ -1353,9 +1354,7 @@ static void m_run(struct warden_server *srv, json_t *id, json_t *params, void *u
 	x->id = json_incref(id);
 	x->half = (sv->cfg->output_limit > 0 ? sv->cfg->output_limit
 	                                     : WARDEN_OUTPUT_LIMIT_DEFAULT) / 2;
-	if (queued_id(sv, id)) {
-		warden_server_error(srv, id, WARDEN_RPC_INVALID_REQUEST,
-		                    "run: a call with that id is still going on", NULL);
+	if (refuse_id_in_use(sv, srv, id, "run")) {
 		running_free(x);
 		return;
 	}
