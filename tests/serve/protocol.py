@@ -364,18 +364,8 @@ try:
     # approve cancelled while it waits for the client's approval: its
     # outcome, cancelled (approve answers whatever the outcome); a run
     # cancelled so: cancelled, never started.
-    def cancelled_while_asked(method, params, what):
-        """Sends method, waits for its approval.ask, cancels it: the
-        responses to the call and to the cancel (None when nothing was
-        asked)."""
-        id = srv.send(method, params)
-        while True:
-            m = srv.read()
-            if m is None:
-                fail("serve: %s asked the client nothing" % what)
-                return None, None
-            if m.get("method") == "approval.ask":
-                break
+    def cancel(id, what):
+        """Cancels the call id: its response and the cancel's."""
         cid = srv.send("cancel", {"id": id})
         got = {}
         while id not in got or cid not in got:
@@ -389,6 +379,20 @@ try:
         if got.get(cid, {}).get("result") != {"cancelled": True}:
             fail("serve: cancel of %s answered %s" % (what, json.dumps(got.get(cid))))
         return got.get(id, {}), got.get(cid)
+
+    def cancelled_while_asked(method, params, what):
+        """Sends method, waits for its approval.ask, cancels it: the
+        responses to the call and to the cancel (None when nothing was
+        asked)."""
+        id = srv.send(method, params)
+        while True:
+            m = srv.read()
+            if m is None:
+                fail("serve: %s asked the client nothing" % what)
+                return None, None
+            if m.get("method") == "approval.ask":
+                break
+        return cancel(id, what)
 
     m, _ = cancelled_while_asked("approve", {"tool": "bash", "subject": "true", "session": session},
                                  "approve")
@@ -412,28 +416,14 @@ try:
     with open(logs[0], "rb") as lf:
         before = lf.read()
         fcntl.flock(lf, fcntl.LOCK_EX)
-        # Whether its worker is still on the way to the lock or already
-        # waits for it, the cancel stops it before it writes.
-        id = srv.send("mode.set", {"mode": "read-only", "session": held})
-        t0 = time.time()
-        while len(subtree(srv.proc.pid)) < 2 and time.time() - t0 < 20:
-            time.sleep(0.01)
-        if len(subtree(srv.proc.pid)) < 2:
-            fail("serve: mode.set started no worker")
-        cid = srv.send("cancel", {"id": id})
-        got = {}
-        while id not in got or cid not in got:
-            m = srv.read()
-            if m is None:
-                break
-            if "id" in m and "method" not in m:
-                got[m["id"]] = m
-                if "error" in m:
-                    srv.seen.setdefault(m["error"]["code"], "mode.set, cancelled while it waits for the log")
+        # Its worker starts before the cancel is read; whether it is on
+        # the way to the lock or waits for it, it stops before it writes.
+        m, _ = cancel(srv.send("mode.set", {"mode": "read-only", "session": held}),
+                      "mode.set, waiting for the log")
         fcntl.flock(lf, fcntl.LOCK_UN)
-    expect_code(got.get(id, {}), 77, "serve: a write cancelled while it waits for the session's log")
-    if "nothing was written" not in json.dumps(got.get(id, {})):
-        fail("serve: the cancelled write says nothing was written: %s" % json.dumps(got.get(id)))
+    expect_code(m, 77, "serve: a write cancelled while it waits for the session's log")
+    if "nothing was written" not in json.dumps(m):
+        fail("serve: the cancelled write says nothing was written: %s" % json.dumps(m))
     srv.call("session.state", {"session": held})
     with open(logs[0], "rb") as lf:
         if lf.read() == before:
