@@ -231,6 +231,14 @@ case $(W --session "$id" roots add /proc/self; cat "$T/err") in
 *"is in /proc"*) ok "roots add /proc/self: refused as a process's entry" ;;
 *) fail "roots add /proc/self: $(cat "$T/err")" ;;
 esac
+# The same through a symlink planted beside the workspace.
+ln -sfn /proc/self "$BASE/procself"
+before=$(wc -l <"$BASE/state/$id.jsonl")
+W --session "$id" roots add "$BASE/procself"
+[ "$rc" != 0 ] && grep -q "is in /proc" "$T/err" && [ "$before" = "$(wc -l <"$BASE/state/$id.jsonl")" ] &&
+	ok "roots add of a symlink to /proc/self: refused, nothing logged" ||
+	fail "roots add of a symlink into /proc: exit $rc, $(cat "$T/err")"
+rm -f "$BASE/procself"
 W session new --cwd /proc/self
 [ "$rc" = 64 ] && grep -q "is in /proc" "$T/err" && [ ! -s "$T/out" ] &&
 	ok "session new in /proc/self: refused, no session" || fail "session new in /proc: exit $rc, $(cat "$T/out" "$T/err")"

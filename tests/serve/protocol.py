@@ -253,6 +253,15 @@ def children(pid):
     return out
 
 
+def alive(pid):
+    """A process that exists and is not a zombie."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
 def subtree(pid):
     got = [pid]
     for k in children(pid):
@@ -431,6 +440,33 @@ try:
         else:
             fail("serve: the cancelled write reached the log")
 
+    # serve killed while a write waits for the held log: its worker (which
+    # catches SIGTERM, as a cancel) does not outlive it, and once the
+    # lock is free nothing was written.
+    srv5 = Server([WARDEN, "--config", CONFIG, "serve"], "serve")
+    with open(logs[0], "rb") as lf:
+        before = lf.read()
+        fcntl.flock(lf, fcntl.LOCK_EX)
+        srv5.send("mode.set", {"mode": "danger-full-access", "session": held})
+        t0 = time.monotonic()
+        while len(subtree(srv5.proc.pid)) < 2 and time.monotonic() - t0 < 20:
+            time.sleep(0.01)
+        workers = subtree(srv5.proc.pid)[1:]
+        srv5.proc.kill()
+        srv5.proc.wait()
+        t0 = time.monotonic()
+        while any(alive(k) for k in workers) and time.monotonic() - t0 < 20:
+            time.sleep(0.01)
+        left = [k for k in workers if alive(k)]
+        fcntl.flock(lf, fcntl.LOCK_UN)
+    with open(logs[0], "rb") as lf:
+        after = lf.read()
+    if workers and not left and after == before:
+        ok("serve killed while a write waits for the log: no worker outlives it, nothing written")
+    else:
+        fail("serve killed mid-write: workers %r, left %r, log %s" %
+             (workers, left, "unchanged" if after == before else "changed"))
+
     # A run whose output comes as notifications.
     before = len(srv.notes)
     m = srv.call("run", {"argv": ["sh", "-c", "echo out; echo err >&2"],
@@ -555,11 +591,9 @@ try:
     if "cancelled while hang was inspected" not in json.dumps(m):
         fail("serve: the cancelled plugins names the plugin: %s" % json.dumps(m))
     t0 = time.monotonic()
-    while any(os.path.exists("/proc/%d" % k) and open("/proc/%d/stat" % k).read().split()[2] != "Z"
-              for k in inspecting) and time.monotonic() - t0 < 20:
+    while any(alive(k) for k in inspecting) and time.monotonic() - t0 < 20:
         time.sleep(0.01)
-    left = [k for k in inspecting if os.path.exists("/proc/%d" % k)
-            and open("/proc/%d/stat" % k).read().split()[2] != "Z"]
+    left = [k for k in inspecting if alive(k)]
     if inspecting and not left:
         ok("serve: the inspecting child is gone after the cancel")
     else:
